@@ -1,0 +1,30 @@
+# Two entry points for a fresh machine with Python 3.11 and pip:
+#   make lab    create .venv if needed, then open JupyterLab on the notebook collection
+#   make test   create .venv if needed, then run ruff and the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: lab test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks notebooks/00_start_here.ipynb
+
+lint: $(STAMP)
+	$(BIN)/ruff check iosim tests benchmarks
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

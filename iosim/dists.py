@@ -1,0 +1,386 @@
+"""Service- and overhead-time distributions that carry their own moments.
+
+The simulator samples them and the theory uses their moments (mean, squared coefficient of
+variation), so both sides of a comparison are built from the same object. Every distribution
+also has a numeric code (``code``, ``params``) so compiled engines can sample it without Python
+objects: see :func:`sample_code`.
+
+Text forms (used in TOML files and on the command line)::
+
+    0.46ms                      deterministic
+    det:0.46ms                  deterministic
+    exp:0.46ms                  exponential with that mean
+    lognormal:0.46ms,scv=2      lognormal by mean and squared coefficient of variation
+    gamma:0.46ms,scv=0.5        gamma by mean and scv
+    uniform:1ms,9ms             uniform between two times
+    empirical:FILE              samples read from FILE (one time per line, units allowed)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .units import UnitError, format_time, parse_time
+
+__all__ = [
+    "Distribution",
+    "Deterministic",
+    "Exponential",
+    "LogNormal",
+    "Gamma",
+    "Uniform",
+    "Empirical",
+    "parse_dist",
+    "sample_code",
+]
+
+DET, EXP, LOGNORMAL, GAMMA, UNIFORM, EMPIRICAL = range(6)
+
+
+class Distribution:
+    """Base class: subclasses define ``mean_s``, ``scv``, ``sample`` and ``spec``."""
+
+    mean_s: float
+    code: int
+
+    @property
+    def scv(self) -> float:  # squared coefficient of variation: var / mean^2
+        raise NotImplementedError
+
+    @property
+    def var_s2(self) -> float:
+        return self.scv * self.mean_s**2
+
+    @property
+    def second_moment_s2(self) -> float:
+        return self.var_s2 + self.mean_s**2
+
+    @property
+    def params(self) -> tuple[float, float]:
+        """Two numbers that, with ``code``, define the distribution for compiled code."""
+        raise NotImplementedError
+
+    def sample(self, rng: np.random.Generator, size: int | None = None):
+        raise NotImplementedError
+
+    def spec(self) -> str:
+        """The text form, which :func:`parse_dist` reads back to an equal object."""
+        raise NotImplementedError
+
+    def scaled(self, factor: float) -> Distribution:
+        """The same shape with the mean multiplied by ``factor``."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.spec()
+
+
+def _check_mean(name: str, mean_s: float) -> None:
+    if not (math.isfinite(mean_s) and mean_s >= 0):
+        raise ValueError(f"{name}: mean must be a finite time >= 0 (got {mean_s!r})")
+
+
+@dataclass(frozen=True)
+class Deterministic(Distribution):
+    value_s: float
+    code: int = field(default=DET, init=False, repr=False)
+
+    def __post_init__(self):
+        _check_mean("det", self.value_s)
+
+    @property
+    def mean_s(self) -> float:
+        return self.value_s
+
+    @property
+    def scv(self) -> float:
+        return 0.0
+
+    @property
+    def params(self):
+        return (self.value_s, 0.0)
+
+    def sample(self, rng, size=None):
+        return self.value_s if size is None else np.full(size, self.value_s)
+
+    def spec(self):
+        return format_time(self.value_s) if self.value_s else "0"
+
+    def scaled(self, factor):
+        return Deterministic(self.value_s * factor)
+
+
+@dataclass(frozen=True)
+class Exponential(Distribution):
+    mean_s: float
+    code: int = field(default=EXP, init=False, repr=False)
+
+    def __post_init__(self):
+        _check_mean("exp", self.mean_s)
+
+    @property
+    def scv(self):
+        return 1.0
+
+    @property
+    def params(self):
+        return (self.mean_s, 0.0)
+
+    def sample(self, rng, size=None):
+        return rng.exponential(self.mean_s, size)
+
+    def spec(self):
+        return f"exp:{format_time(self.mean_s)}"
+
+    def scaled(self, factor):
+        return Exponential(self.mean_s * factor)
+
+
+@dataclass(frozen=True)
+class LogNormal(Distribution):
+    mean_s: float
+    scv_value: float
+    code: int = field(default=LOGNORMAL, init=False, repr=False)
+
+    def __post_init__(self):
+        _check_mean("lognormal", self.mean_s)
+        if not (self.scv_value > 0 and math.isfinite(self.scv_value)):
+            raise ValueError(f"lognormal: scv must be > 0 (got {self.scv_value!r})")
+
+    @property
+    def scv(self):
+        return self.scv_value
+
+    @property
+    def params(self):
+        sigma2 = math.log1p(self.scv_value)
+        mu = math.log(self.mean_s) - sigma2 / 2 if self.mean_s > 0 else -math.inf
+        return (mu, math.sqrt(sigma2))
+
+    def sample(self, rng, size=None):
+        mu, sigma = self.params
+        return rng.lognormal(mu, sigma, size)
+
+    def spec(self):
+        return f"lognormal:{format_time(self.mean_s)},scv={self.scv_value:g}"
+
+    def scaled(self, factor):
+        return LogNormal(self.mean_s * factor, self.scv_value)
+
+
+@dataclass(frozen=True)
+class Gamma(Distribution):
+    mean_s: float
+    scv_value: float
+    code: int = field(default=GAMMA, init=False, repr=False)
+
+    def __post_init__(self):
+        _check_mean("gamma", self.mean_s)
+        if not (self.scv_value > 0 and math.isfinite(self.scv_value)):
+            raise ValueError(f"gamma: scv must be > 0 (got {self.scv_value!r})")
+
+    @property
+    def scv(self):
+        return self.scv_value
+
+    @property
+    def params(self):  # shape, scale
+        return (1.0 / self.scv_value, self.mean_s * self.scv_value)
+
+    def sample(self, rng, size=None):
+        shape, scale = self.params
+        return rng.gamma(shape, scale, size)
+
+    def spec(self):
+        return f"gamma:{format_time(self.mean_s)},scv={self.scv_value:g}"
+
+    def scaled(self, factor):
+        return Gamma(self.mean_s * factor, self.scv_value)
+
+
+@dataclass(frozen=True)
+class Uniform(Distribution):
+    low_s: float
+    high_s: float
+    code: int = field(default=UNIFORM, init=False, repr=False)
+
+    def __post_init__(self):
+        if not (0 <= self.low_s <= self.high_s < math.inf):
+            raise ValueError(
+                f"uniform: need 0 <= low <= high (got {self.low_s!r}, {self.high_s!r})"
+            )
+
+    @property
+    def mean_s(self):
+        return (self.low_s + self.high_s) / 2
+
+    @property
+    def scv(self):
+        m = self.mean_s
+        return 0.0 if m == 0 else (self.high_s - self.low_s) ** 2 / 12 / m**2
+
+    @property
+    def params(self):
+        return (self.low_s, self.high_s)
+
+    def sample(self, rng, size=None):
+        return rng.uniform(self.low_s, self.high_s, size)
+
+    def spec(self):
+        return f"uniform:{format_time(self.low_s)},{format_time(self.high_s)}"
+
+    def scaled(self, factor):
+        return Uniform(self.low_s * factor, self.high_s * factor)
+
+
+@dataclass(frozen=True)
+class Empirical(Distribution):
+    """Resamples measured times (seconds) with equal weight."""
+
+    samples_s: tuple[float, ...]
+    source: str = ""
+    code: int = field(default=EMPIRICAL, init=False, repr=False)
+
+    def __post_init__(self):
+        if len(self.samples_s) == 0:
+            raise ValueError("empirical: needs at least one sample")
+        if any(not (math.isfinite(x) and x >= 0) for x in self.samples_s):
+            raise ValueError("empirical: samples must be finite times >= 0")
+
+    @property
+    def mean_s(self):
+        return float(np.mean(self.samples_s))
+
+    @property
+    def scv(self):
+        m = self.mean_s
+        return 0.0 if m == 0 else float(np.var(self.samples_s)) / m**2
+
+    @property
+    def params(self):
+        return (float(len(self.samples_s)), 0.0)
+
+    def sample(self, rng, size=None):
+        arr = np.asarray(self.samples_s)
+        return float(rng.choice(arr)) if size is None else rng.choice(arr, size)
+
+    def spec(self):
+        return f"empirical:{self.source}" if self.source else "empirical:<inline>"
+
+    def scaled(self, factor):
+        return Empirical(tuple(x * factor for x in self.samples_s), "")
+
+
+def _read_samples(path: str, name: str) -> Empirical:
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{name}: empirical sample file {path!r} not found")
+    values = []
+    for lineno, line in enumerate(p.read_text().splitlines(), 1):
+        s = line.split("#", 1)[0].strip().rstrip(",")
+        if not s:
+            continue
+        try:
+            values.append(parse_time(s))
+        except UnitError:
+            raise ValueError(
+                f"{path}:{lineno}: expected one time per line (e.g. 0.46ms), got {s!r}"
+            ) from None
+    return Empirical(tuple(values), str(path))
+
+
+def parse_dist(value: object, name: str = "distribution") -> Distribution:
+    """A distribution from its text form, a table ``{dist=..., mean_s=..., scv=...}``,
+    a number of seconds, or an existing :class:`Distribution`."""
+    if isinstance(value, Distribution):
+        return value
+    if isinstance(value, dict):
+        return _from_table(value, name)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return Deterministic(_nonneg(float(value), name))
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: expected a distribution such as 'exp:0.46ms' (got {value!r})")
+    text = value.strip()
+    kind, sep, rest = text.partition(":")
+    if not sep:
+        kind, rest = "det", text
+    kind = kind.strip().lower()
+    args = [a.strip() for a in rest.split(",")] if rest else []
+    pos = [a for a in args if "=" not in a]
+    kw = dict(a.split("=", 1) for a in args if "=" in a)
+    try:
+        if kind in ("det", "deterministic", "fixed", "const"):
+            _expect(pos, kw, 1, set(), name, text)
+            return Deterministic(_nonneg(parse_time(pos[0], name), name))
+        if kind in ("exp", "exponential"):
+            _expect(pos, kw, 1, set(), name, text)
+            return Exponential(_nonneg(parse_time(pos[0], name), name))
+        if kind in ("lognormal", "gamma"):
+            _expect(pos, kw, 1, {"scv"}, name, text)
+            if "scv" not in kw:
+                raise ValueError(f"{name}: {kind} needs scv=..., e.g. '{kind}:0.46ms,scv=2'")
+            mean = _nonneg(parse_time(pos[0], name), name)
+            scv = float(kw["scv"])
+            return LogNormal(mean, scv) if kind == "lognormal" else Gamma(mean, scv)
+        if kind == "uniform":
+            _expect(pos, kw, 2, set(), name, text)
+            return Uniform(parse_time(pos[0], name), parse_time(pos[1], name))
+        if kind == "empirical":
+            if not rest:
+                raise ValueError(f"{name}: empirical needs a file, e.g. 'empirical:times.txt'")
+            return _read_samples(rest.strip(), name)
+    except UnitError as exc:
+        raise ValueError(str(exc)) from None
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(msg if msg.startswith(name) else f"{name}: {msg}") from None
+    raise ValueError(
+        f"{name}: unknown distribution {kind!r} in {text!r}; "
+        "allowed: det, exp, lognormal, gamma, uniform, empirical"
+    )
+
+
+def _expect(pos, kw, npos, keys, name, text):
+    if len(pos) != npos or set(kw) - keys:
+        raise ValueError(f"{name}: cannot read distribution {text!r}")
+
+
+def _nonneg(x: float, name: str) -> float:
+    if not (x >= 0 and math.isfinite(x)):
+        raise ValueError(f"{name}: a time must be finite and >= 0 (got {x!r})")
+    return x
+
+
+def _from_table(t: dict, name: str) -> Distribution:
+    kind = str(t.get("dist", "det")).lower()
+    unknown = set(t) - {"dist", "mean_s", "mean", "scv", "low_s", "high_s", "file"}
+    if unknown:
+        raise ValueError(f"{name}: unknown key(s) {sorted(unknown)} in distribution table")
+    mean = t.get("mean_s", t.get("mean"))
+    if kind == "uniform":
+        return parse_dist(f"uniform:{t.get('low_s')},{t.get('high_s')}", name)
+    if kind == "empirical":
+        return parse_dist(f"empirical:{t.get('file')}", name)
+    if mean is None:
+        raise ValueError(f"{name}: distribution table needs mean_s")
+    text = f"{kind}:{mean}" + (f",scv={t['scv']}" if "scv" in t else "")
+    return parse_dist(text, name)
+
+
+def sample_code(code: int, a: float, b: float, rng: np.random.Generator) -> float:
+    """Sample by numeric code and params: the reference for compiled engines."""
+    if code == DET:
+        return a
+    if code == EXP:
+        return rng.exponential(a)
+    if code == LOGNORMAL:
+        return rng.lognormal(a, b)
+    if code == GAMMA:
+        return rng.gamma(a, b)
+    if code == UNIFORM:
+        return rng.uniform(a, b)
+    raise ValueError(f"distribution code {code} has no numeric sampler")

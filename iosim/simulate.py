@@ -1,0 +1,272 @@
+"""``simulate`` and ``sweep``: the public entry points that run an engine and return Results."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Executor
+from typing import Any
+
+import numpy as np
+
+from .engine.recorder import LogHist, ci95_halfwidth
+from .engine.simpy_engine import Simulation, run_simpy
+from .results import Curve, Results
+from .spec import SpecError
+from .stack import Stack, apply_overrides
+from .workload import Workload
+
+__all__ = ["simulate", "sweep", "ENGINES", "UnstableError", "open_loop_capacity_iops"]
+
+ENGINES = ("auto", "simpy", "fast")
+DEFAULT_IOS = 20_000
+
+
+class UnstableError(SpecError):
+    """An open-loop arrival rate at or above what the stack can serve."""
+
+
+def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
+    """The most I/Os per second the stack can complete: the tightest of the device's units,
+    the effective queue depth over the time a request holds a path slot, and the link."""
+    dev = stack.device
+    size = workload.mean_block_bytes
+    parts = max(1.0, math.ceil(size / stack.block.max_sectors_bytes))
+    part = size / parts
+    hold = dev.mean_service_s(part)
+    caps = []
+    if hold > 0:
+        caps.append(dev.units / hold / parts)
+        link = stack.link
+        path_time = hold + 2 * link.latency_s + part / link.bandwidth_Bps
+        caps.append(stack.effective_queue_depth / path_time / parts)
+        caps.append(stack.block.nr_requests / path_time / parts)
+    if math.isfinite(stack.link.bandwidth_Bps):
+        caps.append(stack.multipath.paths * stack.link.bandwidth_Bps / size)
+    return min(caps) if caps else math.inf
+
+
+def _check(ios: int, warmup_ios: int, seed: int, engine: str, replications: int) -> None:
+    if isinstance(ios, bool) or not isinstance(ios, (int, np.integer)) or ios < 1:
+        raise SpecError(f"ios must be a whole number >= 1 (got {ios!r})")
+    if isinstance(warmup_ios, bool) or not isinstance(warmup_ios, (int, np.integer)) or warmup_ios < 0:
+        raise SpecError(f"warmup_ios must be a whole number >= 0 (got {warmup_ios!r})")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SpecError(f"seed must be a whole number >= 0 (got {seed!r})")
+    if engine not in ENGINES:
+        raise SpecError(f"engine must be one of {', '.join(ENGINES)} (got {engine!r})")
+    if not isinstance(replications, (int, np.integer)) or replications < 1:
+        raise SpecError(f"replications must be a whole number >= 1 (got {replications!r})")
+
+
+def simulate(
+    stack: Stack,
+    workload: Workload | None = None,
+    *,
+    ios: int = DEFAULT_IOS,
+    warmup_ios: int | None = None,
+    seed: int = 1,
+    engine: str = "auto",
+    replications: int = 1,
+) -> Results:
+    """Simulate ``workload`` on ``stack``: ``ios`` measured completions after ``warmup_ios``.
+
+    With ``replications`` > 1 the run is repeated with independent streams and the confidence
+    half-widths come from the spread between replications; otherwise from batch means.
+    """
+    workload = workload if workload is not None else Workload()
+    if not isinstance(stack, Stack):
+        raise SpecError(f"stack must be an iosim.Stack (got {type(stack).__name__})")
+    if not isinstance(workload, Workload):
+        raise SpecError(f"workload must be an iosim.Workload (got {type(workload).__name__})")
+    if warmup_ios is None:
+        warmup_ios = max(ios // 10, 2 * workload.outstanding)
+    _check(ios, warmup_ios, seed, engine, replications)
+    if workload.open_loop:
+        cap = open_loop_capacity_iops(stack, workload)
+        if workload.rate_iops >= cap:
+            raise UnstableError(
+                f"workload.rate_iops = {workload.rate_iops:g} is at or above the stack's capacity "
+                f"of about {cap:.6g} IOPS: the queue would grow without bound. Lower the rate "
+                "or add capacity (device.units, paths, queue depth)."
+            )
+    if engine == "fast":
+        raise SpecError("engine 'fast' is not available yet in this version; use simpy or auto")
+    used = "simpy"
+    sims = [
+        run_simpy(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
+        for r in range(replications)
+    ]
+    res = _combine(sims) if replications > 1 else _results(sims[0])
+    res.engine = used
+    res.seed = seed
+    res.replications = replications
+    res.params = _params(workload)
+    return res
+
+
+def _params(wl: Workload) -> dict:
+    p = {
+        "rw": wl.rw,
+        "block_size_bytes": wl.mean_block_bytes,
+        "numjobs": wl.numjobs,
+        "iodepth": wl.iodepth,
+    }
+    if wl.open_loop:
+        p["rate_iops"] = wl.rate_iops
+    return p
+
+
+def _results(sim: Simulation) -> Results:
+    rec = sim.rec
+    t = sim.t_end
+    span = t - rec.t_start
+    n = rec.lat.n
+    units = rec.units
+    r = Results(
+        iops=n / span,
+        read_iops=rec.n_read / span,
+        write_iops=rec.n_write / span,
+        bandwidth_Bps=rec.bytes_done / span,
+        ios=n,
+        sim_time_s=span,
+        aqu_sz=rec.block_out.mean(t),
+        util=min(1.0, rec.below_out.busy_fraction(t)),
+        unit_util=rec.busy_units.mean(t) / units,
+        qd_mean=rec.host_out.mean(t),
+        device_qd_mean=rec.device_out.mean(t),
+        block_iops=rec.block_done / span,
+        avgrq_bytes=rec.block_bytes / rec.block_done if rec.block_done else None,
+        iops_ci95=rec.batches.throughput_ci95(),
+        lat_mean_ci95_s=rec.batches.latency_ci95(),
+        qd_dist=rec.host_out.distribution(),
+    )
+    _fill_latency(r, rec.lat, rec.lat_read, rec.lat_write, rec.block_lat, rec.device_lat)
+    r.counters = {
+        "issued": sim.issued,
+        "completed": sim.completed,
+        "in_flight": sim.issued - sim.completed,
+        "duplicates": sim.duplicates,
+        "failovers": sim.failovers,
+        "device_completions": rec.device_done,
+    }
+    # Little's law per layer, measured: throughput of the layer and its mean latency
+    r.extra["layers"] = {
+        "host": {"outstanding": r.qd_mean, "throughput": r.iops, "latency_s": r.lat_mean_s},
+        "block": {"outstanding": r.aqu_sz, "throughput": r.block_iops,
+                  "latency_s": r.block_lat_mean_s},
+        "device": {"outstanding": r.device_qd_mean, "throughput": rec.device_done / span,
+                   "latency_s": r.device_lat_mean_s},
+    }
+    return r
+
+
+def _fill_latency(r: Results, lat: LogHist, lat_read: LogHist, lat_write: LogHist,
+                  block: LogHist, device: LogHist) -> None:
+    r.lat_mean_s = lat.mean
+    for name, q in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p999", 99.9),
+                    ("p9999", 99.99)):
+        setattr(r, f"lat_{name}_s", lat.percentile(q))
+    r.lat_max_s = lat.max if lat.n else None
+    r.read_lat_mean_s = lat_read.mean if lat_read.n else None
+    r.write_lat_mean_s = lat_write.mean if lat_write.n else None
+    r.block_lat_mean_s = block.mean
+    r.device_lat_mean_s = device.mean if device.n else None
+    r.device_lat_p99_s = device.percentile(99) if device.n else None
+
+
+def _combine(sims: list[Simulation]) -> Results:
+    """Replications: means of the per-replication figures, CIs from their spread, and
+    percentiles from the merged histograms."""
+    parts = [_results(s) for s in sims]
+    out = _results(sims[0])
+    for key in ("iops", "read_iops", "write_iops", "bandwidth_Bps", "aqu_sz", "util",
+                "unit_util", "qd_mean", "device_qd_mean", "block_iops", "sim_time_s"):
+        vals = [getattr(p, key) for p in parts]
+        setattr(out, key, float(np.mean(vals)))
+    out.ios = sum(p.ios for p in parts)
+    hists = []
+    for attr in ("lat", "lat_read", "lat_write", "block_lat", "device_lat"):
+        h = LogHist()
+        for s in sims:
+            h.merge(getattr(s.rec, attr))
+        hists.append(h)
+    _fill_latency(out, *hists)
+    # mean latency as the mean of replication means (equal weights, as the CI assumes)
+    out.lat_mean_s = float(np.mean([p.lat_mean_s for p in parts]))
+    out.iops_ci95 = ci95_halfwidth(np.array([p.iops for p in parts]))
+    out.lat_mean_ci95_s = ci95_halfwidth(np.array([p.lat_mean_s for p in parts]))
+    out.counters = {k: sum(p.counters[k] for p in parts) for k in parts[0].counters}
+    out.extra["replication_iops"] = [p.iops for p in parts]
+    out.extra["replication_lat_mean_s"] = [p.lat_mean_s for p in parts]
+    return out
+
+
+def _grid(vary: Mapping[str, Iterable[Any]]) -> list[dict[str, Any]]:
+    keys = list(vary)
+    values = []
+    for k in keys:
+        v = list(vary[k]) if not isinstance(vary[k], str) else [vary[k]]
+        if not v:
+            raise SpecError(f"--vary {k}: needs at least one value")
+        values.append(v)
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def _point(args) -> Results:
+    stack, workload, point, kw = args
+    s, w = apply_overrides(stack, workload, point)
+    r = simulate(s, w, **kw)
+    r.params.update(point)
+    return r
+
+
+def sweep(
+    stack: Stack,
+    workload: Workload | None = None,
+    vary: Mapping[str, Iterable[Any]] | None = None,
+    *,
+    ios: int = DEFAULT_IOS,
+    warmup_ios: int | None = None,
+    seed: int = 1,
+    engine: str = "auto",
+    replications: int = 1,
+    progress: bool = True,
+    executor: Executor | None = None,
+) -> Curve:
+    """Simulate every combination of the dotted keys in ``vary`` (same seed at every point, so
+    differences between points are not noise). Runs on ``executor`` if given (any
+    ``concurrent.futures.Executor``, e.g. a dask ``Client.get_executor()``); the results are the
+    same as a serial run."""
+    workload = workload if workload is not None else Workload()
+    grid = _grid(vary or {})
+    # validate every point before spending time on any
+    for point in grid:
+        apply_overrides(stack, workload, point)
+    kw = dict(ios=ios, warmup_ios=warmup_ios, seed=seed, engine=engine,
+              replications=replications)
+    jobs = [(stack, workload, point, kw) for point in grid]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(jobs), desc="sweep", leave=False)
+    results: list[Results] = []
+    try:
+        if executor is None:
+            for job in jobs:
+                results.append(_point(job))
+                if bar is not None:
+                    bar.update(1)
+        else:
+            futures = [executor.submit(_point, job) for job in jobs]
+            for f in futures:
+                results.append(f.result())
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    x = next(iter(vary)) if vary else None
+    return Curve(results, x=x)
