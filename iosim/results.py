@@ -100,9 +100,11 @@ class Results:
         """The contract's keys (plus the run's params); ``full`` adds every other metric."""
         out: dict[str, Any] = {}
         scalars = {f.name: getattr(self, f.name) for f in fields(self)}
-        keys = CONTRACT_KEYS if not full else [
-            k for k in scalars if k not in ("params", "qd_dist", "counters", "extra")
-        ]
+        keys = (
+            CONTRACT_KEYS
+            if not full
+            else [k for k in scalars if k not in ("params", "qd_dist", "counters", "extra")]
+        )
         for k in keys:
             v = _clean(scalars.get(k))
             if v is not None:
@@ -123,7 +125,11 @@ class Results:
 
     def as_row(self) -> dict:
         """A flat row for a DataFrame: every scalar metric plus params."""
-        row = {k: v for k, v in asdict(self).items() if k not in ("params", "qd_dist", "counters", "extra")}
+        row = {
+            k: v
+            for k, v in asdict(self).items()
+            if k not in ("params", "qd_dist", "counters", "extra")
+        }
         row.update(self.params)
         return row
 

@@ -50,7 +50,11 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
 def _check(ios: int, warmup_ios: int, seed: int, engine: str, replications: int) -> None:
     if isinstance(ios, bool) or not isinstance(ios, (int, np.integer)) or ios < 1:
         raise SpecError(f"ios must be a whole number >= 1 (got {ios!r})")
-    if isinstance(warmup_ios, bool) or not isinstance(warmup_ios, (int, np.integer)) or warmup_ios < 0:
+    if (
+        isinstance(warmup_ios, bool)
+        or not isinstance(warmup_ios, (int, np.integer))
+        or warmup_ios < 0
+    ):
         raise SpecError(f"warmup_ios must be a whole number >= 0 (got {warmup_ios!r})")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SpecError(f"seed must be a whole number >= 0 (got {seed!r})")
@@ -154,19 +158,32 @@ def _results(sim: Simulation) -> Results:
     # Little's law per layer, measured: throughput of the layer and its mean latency
     r.extra["layers"] = {
         "host": {"outstanding": r.qd_mean, "throughput": r.iops, "latency_s": r.lat_mean_s},
-        "block": {"outstanding": r.aqu_sz, "throughput": r.block_iops,
-                  "latency_s": r.block_lat_mean_s},
-        "device": {"outstanding": r.device_qd_mean, "throughput": rec.device_done / span,
-                   "latency_s": r.device_lat_mean_s},
+        "block": {
+            "outstanding": r.aqu_sz,
+            "throughput": r.block_iops,
+            "latency_s": r.block_lat_mean_s,
+        },
+        "device": {
+            "outstanding": r.device_qd_mean,
+            "throughput": rec.device_done / span,
+            "latency_s": r.device_lat_mean_s,
+        },
     }
     return r
 
 
-def _fill_latency(r: Results, lat: LogHist, lat_read: LogHist, lat_write: LogHist,
-                  block: LogHist, device: LogHist) -> None:
+def _fill_latency(
+    r: Results, lat: LogHist, lat_read: LogHist, lat_write: LogHist, block: LogHist, device: LogHist
+) -> None:
     r.lat_mean_s = lat.mean
-    for name, q in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p999", 99.9),
-                    ("p9999", 99.99)):
+    for name, q in (
+        ("p50", 50),
+        ("p90", 90),
+        ("p95", 95),
+        ("p99", 99),
+        ("p999", 99.9),
+        ("p9999", 99.99),
+    ):
         setattr(r, f"lat_{name}_s", lat.percentile(q))
     r.lat_max_s = lat.max if lat.n else None
     r.read_lat_mean_s = lat_read.mean if lat_read.n else None
@@ -181,8 +198,19 @@ def _combine(sims: list[Simulation]) -> Results:
     percentiles from the merged histograms."""
     parts = [_results(s) for s in sims]
     out = _results(sims[0])
-    for key in ("iops", "read_iops", "write_iops", "bandwidth_Bps", "aqu_sz", "util",
-                "unit_util", "qd_mean", "device_qd_mean", "block_iops", "sim_time_s"):
+    for key in (
+        "iops",
+        "read_iops",
+        "write_iops",
+        "bandwidth_Bps",
+        "aqu_sz",
+        "util",
+        "unit_util",
+        "qd_mean",
+        "device_qd_mean",
+        "block_iops",
+        "sim_time_s",
+    ):
         vals = [getattr(p, key) for p in parts]
         setattr(out, key, float(np.mean(vals)))
     out.ios = sum(p.ios for p in parts)
@@ -244,8 +272,7 @@ def sweep(
     # validate every point before spending time on any
     for point in grid:
         apply_overrides(stack, workload, point)
-    kw = dict(ios=ios, warmup_ios=warmup_ios, seed=seed, engine=engine,
-              replications=replications)
+    kw = dict(ios=ios, warmup_ios=warmup_ios, seed=seed, engine=engine, replications=replications)
     jobs = [(stack, workload, point, kw) for point in grid]
     bar = None
     if progress:

@@ -80,9 +80,7 @@ def convert(kind: str, value: Any, name: str, choices: tuple = ()) -> Any:
             if not isinstance(value, str):
                 raise SpecError(f"{name} must be a string (got {value!r})")
             if choices and value not in choices:
-                raise SpecError(
-                    f"{name} must be one of {', '.join(choices)} (got {value!r})"
-                )
+                raise SpecError(f"{name} must be one of {', '.join(choices)} (got {value!r})")
             return value
     except UnitError as exc:
         raise SpecError(str(exc)) from None

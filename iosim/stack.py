@@ -78,7 +78,7 @@ class HbaSpec(Spec):
 
 @dataclass(frozen=True, kw_only=True)
 class PathEvent(Spec):
-    """Path ``path`` (0-based) fails at ``fail_at_s`` and, if given, comes back at ``restore_at_s``."""
+    """Path ``path`` (0-based) fails at ``fail_at_s``; back at ``restore_at_s`` if given."""
 
     section = "multipath.failures"
     path: int = fld(0, "int")

@@ -115,7 +115,9 @@ class TimeAvg:
                 self.busy += dt
             if self.track_hist:
                 if lvl >= len(self.hist):
-                    self.hist = np.concatenate([self.hist, np.zeros(max(lvl + 1, 2 * len(self.hist)) - len(self.hist))])
+                    self.hist = np.concatenate(
+                        [self.hist, np.zeros(max(lvl + 1, 2 * len(self.hist)) - len(self.hist))]
+                    )
                 self.hist[lvl] += dt
             self.t_last = t
         self.level += delta

@@ -71,7 +71,13 @@ class Recorder:
         self.device_out = TimeAvg()  # requests at the device
         self.busy_units = TimeAvg()  # device units in service
         self.batches = Batches(measure_ios)
-        self.levels = (self.host_out, self.block_out, self.below_out, self.device_out, self.busy_units)
+        self.levels = (
+            self.host_out,
+            self.block_out,
+            self.below_out,
+            self.device_out,
+            self.busy_units,
+        )
         self.measuring = False
         self.t_start = 0.0
         self.n_read = 0
@@ -185,8 +191,16 @@ class Multipath:
 class Simulation:
     """One run of a stack under a workload."""
 
-    def __init__(self, stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int,
-                 replication: int = 0):
+    def __init__(
+        self,
+        stack: Stack,
+        workload: Workload,
+        *,
+        ios: int,
+        warmup_ios: int,
+        seed: int,
+        replication: int = 0,
+    ):
         self.stack = stack
         self.wl = workload
         self.ios = ios
@@ -215,8 +229,11 @@ class Simulation:
     def new_io(self) -> IO:
         wl, rng = self.wl, self._rng_io
         is_read = rng.random() < wl.read_fraction
-        size = self._sizes[0] if len(self._sizes) == 1 else float(
-            rng.choice(self._sizes, p=self._size_p))
+        size = (
+            self._sizes[0]
+            if len(self._sizes) == 1
+            else float(rng.choice(self._sizes, p=self._size_p))
+        )
         align = wl.align_bytes
         if wl.random:
             slots = max(1, int((wl.span_bytes - size) // align) + 1)
@@ -394,8 +411,10 @@ class Simulation:
         return self
 
 
-def run_simpy(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int,
-              replication: int = 0) -> Simulation:
+def run_simpy(
+    stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int, replication: int = 0
+) -> Simulation:
     """Run the reference engine and return the finished :class:`Simulation`."""
-    return Simulation(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
-                      replication=replication).run()
+    return Simulation(
+        stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=replication
+    ).run()

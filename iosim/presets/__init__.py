@@ -1,0 +1,53 @@
+"""The preset catalogue: TOML stack files shipped with iosim, each naming its sources.
+
+``iosim presets`` lists them; ``load("allflash-lun-qd4")`` returns ``(Stack, Workload | None)``
+(the workload of the experiment the preset reproduces, when the file has one).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import replace
+from importlib import resources
+
+from ..spec import SpecError
+from ..stack import Stack, load_toml
+from ..workload import Workload
+
+__all__ = ["names", "load", "stack", "catalogue", "DEFAULT"]
+
+DEFAULT = "allflash-lun-qd4"
+
+
+def _files() -> dict[str, object]:
+    root = resources.files(__name__)
+    return {p.name[:-5]: p for p in root.iterdir() if p.name.endswith(".toml")}
+
+
+def names() -> list[str]:
+    return sorted(_files())
+
+
+def load(name: str) -> tuple[Stack, Workload | None]:
+    files = _files()
+    if name not in files:
+        raise SpecError(f"unknown preset {name!r}; known presets: {', '.join(sorted(files))}")
+    with resources.as_file(files[name]) as path:
+        stack, wl = load_toml(path)
+    if not stack.name:
+        stack = replace(stack, name=name)
+    return stack, wl
+
+
+def stack(name: str = DEFAULT) -> Stack:
+    """Just the stack of a preset."""
+    return load(name)[0]
+
+
+def catalogue() -> list[tuple[str, str]]:
+    """(name, one-line description) of every preset."""
+    out = []
+    for name, path in sorted(_files().items()):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        out.append((name, str(data.get("description", ""))))
+    return out
