@@ -3,7 +3,7 @@
 Describe a workload and a stack, simulate them, compare with theory and with real measurements.
 """
 
-from . import theory
+from . import presets, theory
 from .dists import parse_dist
 from .results import Curve, Results
 from .simulate import UnstableError, open_loop_capacity_iops, simulate, sweep
@@ -27,6 +27,7 @@ __all__ = [
     "load_toml",
     "open_loop_capacity_iops",
     "parse_dist",
+    "presets",
     "simulate",
     "sweep",
     "theory",

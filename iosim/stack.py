@@ -312,7 +312,7 @@ def apply_overrides(
             target, rest = wd, parts[1:]
         else:
             target, rest = sd, parts
-        if parts[0] not in set(_SECTIONS) | {"device", "workload"} or len(rest) < 1:
+        if parts[0] not in set(_SECTIONS) | {"device", "workload"} or len(parts) < 2:
             raise SpecError(
                 f"unknown key {key!r}; keys look like hba.queue_depth, multipath.paths, "
                 "device.units or workload.numjobs"

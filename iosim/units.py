@@ -37,20 +37,21 @@ class UnitError(ValueError):
 
 _NUM = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
 _SIZE_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+# seconds per unit, written as (multiplier, divisor) so "0.46ms" becomes 0.46 / 1000, which
+# rounds to the same double as the literal 0.00046 (0.46 * 1e-3 would not)
 _TIME_SCALE = {
-    "": 1.0,
-    "s": 1.0,
-    "sec": 1.0,
-    "ms": 1e-3,
-    "msec": 1e-3,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "usec": 1e-6,
-    "ns": 1e-9,
-    "nsec": 1e-9,
-    "min": 60.0,
-    "m": 60.0,
-    "h": 3600.0,
+    "": (1, 1),
+    "s": (1, 1),
+    "sec": (1, 1),
+    "ms": (1, 1_000),
+    "msec": (1, 1_000),
+    "us": (1, 1_000_000),
+    "µs": (1, 1_000_000),
+    "usec": (1, 1_000_000),
+    "ns": (1, 1_000_000_000),
+    "nsec": (1, 1_000_000_000),
+    "min": (60, 1),
+    "h": (3600, 1),
 }
 
 
@@ -93,12 +94,11 @@ def parse_size(text: object, name: str | None = None) -> float:
 def parse_time(text: object, name: str | None = None) -> float:
     """Seconds from "0.46ms", "460us", "2s", "5min" (a plain number is seconds)."""
     value, unit = _split(text, "a time such as 0.46ms, 460us or 2s", name)
-    scale = _TIME_SCALE.get(unit) if unit != "m" else None
-    if scale is None:
-        scale = _TIME_SCALE.get(unit.lower()) if unit.lower() != "m" else None
+    scale = _TIME_SCALE.get(unit) or _TIME_SCALE.get(unit.lower())
     if scale is None:
         raise UnitError(_msg(name, text, "a time such as 0.46ms, 460us or 2s"))
-    return value * scale
+    mult, div = scale
+    return value * mult / div if div != 1 else value * mult
 
 
 def parse_rate(text: object, name: str | None = None) -> float:
@@ -149,7 +149,7 @@ def format_size(nbytes: float) -> str:
         unit = 1024.0**power
         if abs(nbytes) >= unit:
             v = nbytes / unit
-            return f"{v:g}{suffix}" if v == int(v) else f"{v:.3g}{suffix}"
+            return f"{v:g}{suffix}" if v == int(v) else f"{v:.6g}{suffix}"
     return f"{nbytes:g}B"
 
 
@@ -160,10 +160,10 @@ def format_time(seconds: float) -> str:
     a = abs(seconds)
     if a == 0:
         return "0"
-    for scale, suffix in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
-        if a >= scale:
-            return f"{seconds / scale:.6g}{suffix}"
-    return f"{seconds / 1e-9:.6g}ns"
+    for div, suffix in ((1, "s"), (1_000, "ms"), (1_000_000, "us")):
+        if a * div >= 1:
+            return f"{seconds * div:.10g}{suffix}"
+    return f"{seconds * 1e9:.10g}ns"
 
 
 def format_rate(bps: float) -> str:
