@@ -132,6 +132,10 @@ class Spec:
         if not ok:
             raise SpecError(f"{self._key(fname)} must be {allowed} (got {getattr(self, fname)!r})")
 
+    def with_(self, **changes: Any):
+        """A validated copy with some fields changed: ``workload.with_(numjobs=8)``."""
+        return dataclasses.replace(self, **changes)
+
     # tables -------------------------------------------------------------------------------
     @classmethod
     def from_dict(cls, table: dict, where: str = ""):
