@@ -1,0 +1,194 @@
+"""Readers for real storage-benchmark output: fio, vdbench, sysbench, iostat and IOMeter.
+
+Every reader returns the simulator's own types, in SI units (seconds, bytes, bytes/s, IOPS,
+utilisation as a fraction), so a measured curve overlays a simulated one without conversion:
+
+==============  ==========================================  ==================================
+format          reader                                      returns
+==============  ==========================================  ==================================
+fio-json        :func:`read_fio_json`                       Curve (one point per job)
+fio-text        :func:`read_fio_text`                       Curve
+fio-terse       :func:`read_fio_terse`                      Curve
+fio-log         :func:`read_fio_log`                        DataFrame (time_s, value, ...)
+fio-hist        :func:`read_fio_hist_log`                   DataFrame (one column per bin)
+fio-job         :func:`read_fio_job`                        [(jobname, Workload), ...]
+vdbench         :func:`read_vdbench`                        Curve (one point per run)
+vdbench-parm    :func:`read_vdbench_parm`                   [(run name, Workload), ...]
+sysbench        :func:`read_sysbench`                       Curve
+iostat          :func:`read_iostat`                         DataFrame (device x report)
+iometer         :func:`read_iometer`                        Curve
+==============  ==========================================  ==================================
+
+:func:`read` picks the reader from the file's content (and, failing that, its extension).
+Malformed files raise :class:`TraceFormatError` naming the file, the line and what was
+expected; files over 256 MiB are refused before they are read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from . import _common
+from ._common import WorkloadList, decode
+from .errors import TraceFormatError
+from .fio import (
+    read_fio_hist_log,
+    read_fio_job,
+    read_fio_json,
+    read_fio_log,
+    read_fio_terse,
+    read_fio_text,
+    summarize_hist_log,
+    summarize_latency_log,
+)
+from .iometer import read_iometer
+from .iostat import iostat_summary, read_iostat
+from .sysbench import read_sysbench
+from .vdbench import read_vdbench, read_vdbench_parm
+
+__all__ = [
+    "FORMATS",
+    "TraceFormatError",
+    "WorkloadList",
+    "detect_format",
+    "iostat_summary",
+    "read",
+    "read_fio_hist_log",
+    "read_fio_job",
+    "read_fio_json",
+    "read_fio_log",
+    "read_fio_terse",
+    "read_fio_text",
+    "read_iometer",
+    "read_iostat",
+    "read_sysbench",
+    "read_vdbench",
+    "read_vdbench_parm",
+    "summarize_hist_log",
+    "summarize_latency_log",
+]
+
+FORMATS = {
+    "fio-json": read_fio_json,
+    "fio-text": read_fio_text,
+    "fio-terse": read_fio_terse,
+    "fio-log": read_fio_log,
+    "fio-hist": read_fio_hist_log,
+    "fio-job": read_fio_job,
+    "vdbench": read_vdbench,
+    "vdbench-parm": read_vdbench_parm,
+    "sysbench": read_sysbench,
+    "iostat": read_iostat,
+    "iometer": read_iometer,
+}
+
+_SNIFF_BYTES = 256 * 1024
+_EXT = {
+    ".json": "fio-json",
+    ".fio": "fio-job",
+    ".job": "fio-job",
+    ".ini": "fio-job",
+    ".csv": "iometer",
+    ".log": "fio-log",
+    ".vdb": "vdbench-parm",
+    ".parm": "vdbench-parm",
+}
+
+_FIO_TEXT = re.compile(r"^\S.*?: \((?:g=\d+|groupid=\d+, jobs=\d+)\)", re.M)
+_FIO_TERSE = re.compile(r"^(?:3;fio-|terse_version_3;)", re.M)
+_LOG_ROW = re.compile(r"^\s*\d+,\s*-?\d+(?:\.\d+)?,\s*\d+,\s*\d+", re.M)
+_VDB_PARM = re.compile(r"^\s*(?:sd|wd|rd|fsd|fwd|hd)=\S", re.M)
+_INI_SECTION = re.compile(r"^\s*\[[^\]]+\]\s*$", re.M)
+_INI_FIO_KEY = re.compile(
+    r"^\s*(?:rw|readwrite|bs|ioengine|iodepth|filename|size|numjobs)\s*=", re.M
+)
+
+
+def _sniff(head: str) -> str | None:
+    """The format a file's first bytes look like, or None."""
+    stripped = head.lstrip()
+    if "'Target Type," in head or "'Access specifications" in head or "'Test Type" in head:
+        return "iometer"
+    if '"sysstat"' in head:
+        return "iostat"
+    if '"fio version"' in head or ('"jobs"' in head and '"jobname"' in head):
+        return "fio-json"
+    if _FIO_TERSE.search(head):
+        return "fio-terse"
+    if _FIO_TEXT.search(head):
+        return "fio-text"
+    if re.search(r"^sysbench \d", head, re.M) or "Operations performed:" in head:
+        return "sysbench"
+    if (
+        "Vdbench summary report" in head
+        or "Starting RD=" in head
+        or re.search(r"^\s*Run totals\s*$", head, re.M)
+        or re.search(r"^\s*tod\s+(?:timestamp\s+)?Run\s+Interval", head, re.M)
+        or re.search(r"\binterval\s+i/o\s+MB/sec", head)
+        or re.search(r"^\d\d:\d\d:\d\d\.\d+\s+avg_\d", head, re.M)
+    ):
+        return "vdbench"
+    if _VDB_PARM.search(head):
+        return "vdbench-parm"
+    if re.search(r"^Device:?\s", head, re.M) or "extended device statistics" in head:
+        return "iostat"
+    if _INI_SECTION.search(head) and _INI_FIO_KEY.search(head):
+        return "fio-job"
+    m = _LOG_ROW.search(head)
+    if m and stripped[:1].isdigit():
+        first = stripped.split("\n", 1)[0]
+        return "fio-hist" if first.count(",") > 100 else "fio-log"
+    return None
+
+
+def detect_format(path: str | os.PathLike) -> str | None:
+    """The format name :func:`read` would use for ``path``, or None when nothing fits."""
+    p = Path(path)
+    size = p.stat().st_size
+    limit = _common.MAX_BYTES
+    if size > limit:
+        raise TraceFormatError(
+            p,
+            None,
+            f"file is {size / 1024**2:.0f} MiB, more than the {limit / 1024**2:.0f} "
+            "MiB a trace parser reads",
+        )
+    with open(p, "rb") as fh:
+        data = fh.read(_SNIFF_BYTES)
+    head = decode(data, p)
+    fmt = _sniff(head)
+    if fmt is None:
+        name = p.name.lower()
+        if re.search(r"_(?:clat|slat|lat|iops|bw)(?:\.\d+)?\.log$", name):
+            fmt = "fio-log"
+        elif name.endswith("_hist.log") or re.search(r"_hist\.\d+\.log$", name):
+            fmt = "fio-hist"
+        else:
+            fmt = _EXT.get(p.suffix.lower())
+    return fmt
+
+
+def read(path: str | os.PathLike, format: str = "auto"):
+    """Read a benchmark output or job file; ``format`` is one of :data:`FORMATS` or "auto".
+
+    Returns what the format's reader returns (see the module documentation): a Curve for
+    results, a DataFrame for iostat and fio logs, a list of ``(name, Workload)`` for job and
+    parameter files.
+    """
+    if format != "auto":
+        if format not in FORMATS:
+            raise TraceFormatError(
+                path, None, f"unknown format {format!r}; known formats: {', '.join(FORMATS)}"
+            )
+        return FORMATS[format](path)
+    fmt = detect_format(path)
+    if fmt is None:
+        raise TraceFormatError(
+            path,
+            None,
+            "cannot tell what this file is (tried the contents and the extension "
+            f"against: {', '.join(FORMATS)}); pass format=",
+        )
+    return FORMATS[fmt](path)

@@ -1,0 +1,530 @@
+"""fio readers: values read by eye from corpus files, job-file round trips, logs, and the
+errors malformed input must produce."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from iosim.traces import (
+    TraceFormatError,
+    read,
+    read_fio_hist_log,
+    read_fio_job,
+    read_fio_json,
+    read_fio_log,
+    read_fio_terse,
+    read_fio_text,
+    summarize_hist_log,
+    summarize_latency_log,
+)
+from iosim.workload import Workload
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+approx = pytest.approx
+
+
+def corpus(rel: str) -> Path:
+    return CORPUS / rel
+
+
+# ------------------------------------------------------------------------------------------
+# JSON
+# ------------------------------------------------------------------------------------------
+
+
+@needs_corpus
+def test_json_fio31_group_reporting_values():
+    # read by eye: "iops" : 46145.592720, clat_ns mean 1364339.692101, lat_ns mean
+    # 1381888.653004, "bw" : 184582 (KiB/s), clat 99th 1630208 ns, disk util 100 %
+    c = read_fio_json(corpus("fio-json/fio31-mx200-randread-qd04-nj16-group.json"))
+    assert len(c) == 1
+    r = c[0]
+    assert r.iops == approx(46145.592720)
+    assert r.read_iops == approx(46145.592720)
+    assert r.write_iops == 0
+    assert r.extra["clat_mean_s"] == approx(1364339.692101e-9)
+    assert r.lat_mean_s == approx(1381888.653004e-9)
+    assert r.bandwidth_Bps == approx(184582 * 1024)
+    assert r.lat_p99_s == approx(1630208e-9)
+    assert r.lat_p50_s == approx(1351680e-9)
+    assert r.lat_max_s == approx(76693901e-9)
+    assert r.extra["percentiles_from"] == "clat"
+    assert r.util == approx(1.0)
+    assert r.aqu_sz == approx(3712048 / 1000 / 60.003)
+    assert r.ios == 2768874
+    assert r.params["numjobs"] == 16 and r.params["iodepth"] == 4
+    assert r.params["rw"] == "randread" and r.params["block_size_bytes"] == 4096
+    assert r.params["jobname"] == "random-read" and r.params["fio_version"] == "fio-3.1"
+    assert r.qd_dist[4] == approx(0.99998266)
+
+
+@needs_corpus
+def test_json_fio2_usec_schema():
+    # fio 2.18: "clat" mean 17936.376176 usec, "lat" mean 17949.965069, "bw" 890 KiB/s
+    r = read_fio_json(corpus("fio-json/fio218-md127-raid-randread-qd004-nj1.json"))[0]
+    assert r.iops == approx(222.609909)
+    assert r.extra["clat_mean_s"] == approx(17936.376176e-6)
+    assert r.lat_mean_s == approx(17949.965069e-6)
+    assert r.bandwidth_Bps == approx(890 * 1024)
+    assert r.params["iodepth"] == 4  # "04" in the job options
+    # md127 reports no util of its own: the members' aggregate is used
+    assert r.util == approx(0.81803038)
+    assert r.extra["disk"] == "md127"
+
+
+@needs_corpus
+def test_json_fio214_no_options_stonewalled_groups():
+    c = read_fio_json(corpus("fio-json/fio214-pkb-5jobs-seq-rand-parallel.json"))
+    assert [p.params["groupid"] for p in c] == [0, 1, 2, 3, 4]
+    w = c[0]
+    assert w.params["jobname"] == "sequential_write"
+    assert w.iops == 133 and w.read_iops == 0
+    assert w.lat_mean_s == approx(478737.47e-6)
+    assert "iodepth" not in w.params  # fio 2.1.4 JSON has no job options
+    # several groups: the whole-run disk counters are not pinned on any one of them
+    assert all(p.util is None for p in c)
+
+
+@needs_corpus
+def test_json_per_job_entries_are_summed():
+    c = read_fio_json(corpus("fio-json/fio333-nvme-iouring-randwrite-qd1-nj08-perjob-sweep.json"))
+    assert len(c) == 1
+    raw = json.loads(
+        corpus("fio-json/fio333-nvme-iouring-randwrite-qd1-nj08-perjob-sweep.json").read_text()
+    )
+    assert c[0].iops == approx(sum(j["write"]["iops"] for j in raw["jobs"]))
+    assert c[0].params["numjobs"] == 8
+    assert c[0].extra["merged_entries"] == 8
+    each = read_fio_json(
+        corpus("fio-json/fio333-nvme-iouring-randwrite-qd1-nj08-perjob-sweep.json"), merge="none"
+    )
+    assert len(each) == 8 and all(p.params["numjobs"] == 1 for p in each)
+
+
+@needs_corpus
+def test_json_noise_and_two_documents():
+    c = read_fio_json(corpus("fio-json/fio312-k8s-nfs-randwrite-two-json-with-shell-prompt.txt"))
+    assert [p.params["report"] for p in c] == [0, 1]
+    c = read_fio_json(corpus("fio-json/fio333-interrupted-signal2-text-before-json.json"))
+    assert c[0].params["iodepth"] == 16 and c[0].counters["read_ios"] == 369080
+    c = read_fio_json(corpus("fio-json/fio313-windows-verify-error-lines-before-json.txt"))
+    assert c[0].extra["error"] == 42 and c[0].counters["errors"] == 1
+
+
+@needs_corpus
+def test_json_mixed_directions_and_custom_percentiles():
+    c = read_fio_json(
+        corpus("fio-json/fio341-windows-qd1-32-sweep-6-groups-custom-percentiles.json")
+    )
+    assert [p.params["iodepth"] for p in c] == [1, 2, 4, 8, 16, 32]
+    q1 = c[0]
+    assert q1.read_iops == approx(10523.724605) and q1.write_iops == approx(10516.22473)
+    w_r, w_w = 631434, 630984  # "N" of each direction's lat_ns
+    want = (63094.567420 * w_r + 30226.323170 * w_w) / (w_r + w_w) * 1e-9
+    assert q1.lat_mean_s == approx(want, rel=1e-3)
+    assert q1.read_lat_mean_s == approx(63094.567420e-9)
+    # only 50/95/99/99.9 were asked for: the mixture falls between the two directions
+    assert 17536e-9 <= q1.lat_p50_s <= 51968e-9
+    assert q1.lat_p9999_s is None and q1.lat_p999_s is not None
+    assert "percentiles_mixed" in q1.extra
+
+
+def test_json_synthetic_duplicate_keys_and_lat_percentiles(tmp_path: Path):
+    doc = """fio: some warning first
+{
+  "fio version" : "fio-3.35",
+  "jobs" : [ {
+      "jobname" : "j", "groupid" : 0, "error" : 0,
+      "job options" : { "rw" : "randread:8", "bs" : "8k", "iodepth" : "4", "numjobs" : "2",
+                        "group_reporting" : "1", "ioengine" : "libaio" },
+      "read" : { "bw" : 100, "iops" : 12.5, "runtime" : 1000, "total_ios" : 10,
+                 "iops" : 10.0,
+                 "clat_ns" : { "min" : 1, "max" : 5, "mean" : 100000.0,
+                               "percentile" : { "50.000000" : 1, "0.00" : 0, "0.00" : 0 } },
+                 "lat_ns" : { "min" : 1, "max" : 900000, "mean" : 200000.0,
+                              "percentile" : { "50.000000" : 150000, "99.000000" : 800000 } } },
+      "write" : { "bw" : 0, "iops" : 0.0, "runtime" : 0, "total_ios" : 0 }
+  } ]
+}
+"""
+    f = tmp_path / "out.json"
+    f.write_text(doc)
+    r = read_fio_json(f)[0]
+    assert r.iops == 10.0  # the duplicate key: the last one wins
+    assert r.lat_mean_s == approx(200e-6)
+    assert r.lat_p50_s == approx(150e-6) and r.lat_p99_s == approx(800e-6)
+    assert r.extra["percentiles_from"] == "lat"
+    assert r.params["rw"] == "randread" and r.params["block_size_bytes"] == 8192
+    assert r.params["numjobs"] == 2 and r.params["iodepth"] == 4
+
+
+def test_json_sync_engine_means_depth_one(tmp_path: Path):
+    doc = {
+        "fio version": "fio-3.35",
+        "jobs": [
+            {
+                "jobname": "s",
+                "groupid": 0,
+                "job options": {"rw": "write", "ioengine": "psync", "iodepth": "32"},
+                "write": {
+                    "bw": 4,
+                    "iops": 1.0,
+                    "runtime": 1000,
+                    "total_ios": 1,
+                    "lat_ns": {"mean": 1e6, "max": 2e6},
+                },
+            }
+        ],
+    }
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(doc))
+    p = read_fio_json(f)[0].params
+    assert p["iodepth"] == 1 and p["iodepth_requested"] == 32
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ('{"fio version": "x", "jobs": 3}', r'"jobs" list'),
+        ('{"jobs": [{"jobname": "a", "read": {"iops": "fast"}}]}', r"jobs\[0\]\.read\.iops"),
+        (
+            '{"jobs": [{"jobname": "a", "read": {"iops": 1, "clat_ns": {"percentile": 5}}}]}',
+            "percentile",
+        ),
+        ('{"jobs": [{"jobname": "a"}]}', "read"),
+        ('{"jobs": []}', "empty"),
+        ('\n\n{"jobs": [ {"jobname": ', r":3: expected fio JSON"),
+        ("fio: no such file\nfio: job dropped\n", "found no JSON"),
+    ],
+)
+def test_json_errors(tmp_path: Path, content: str, match: str):
+    f = tmp_path / "bad.json"
+    f.write_text(content)
+    with pytest.raises(TraceFormatError, match=match) as info:
+        read_fio_json(f)
+    assert str(info.value).startswith(str(f))
+
+
+# ------------------------------------------------------------------------------------------
+# normal output
+# ------------------------------------------------------------------------------------------
+
+
+@needs_corpus
+def test_text_fio37_units_per_line():
+    c = read_fio_text(corpus("fio-text/fio37-ssd-xfs-4groups-layout.txt"))
+    assert [p.params["jobname"] for p in c] == [
+        "4k_randwrite",
+        "4k_randread",
+        "64k_write",
+        "64k_read",
+    ]
+    w, r = c[0], c[1]
+    assert w.iops == 45900  # IOPS=45.9k
+    assert w.extra["clat_mean_s"] == approx(17681.44e-9)  # clat (nsec)
+    assert w.lat_mean_s == approx(21.17e-6)  # lat (usec)
+    assert w.lat_p99_s == approx(31872e-9)  # clat percentiles (nsec)
+    assert w.lat_max_s == approx(5368e-6)
+    assert w.bandwidth_Bps == approx(179 * 1024**2)
+    assert r.iops == 243000 and r.params["iodepth"] == 64
+    assert r.lat_mean_s == approx(262.80e-6) and r.lat_p99_s == approx(383e-6)
+    assert r.qd_dist[64] == approx(1.0, abs=0.01)
+    assert c[2].params["block_size_bytes"] == 65536
+    assert c[0].ios == 1310720
+
+
+@needs_corpus
+def test_text_fio2_suffixes_and_bytes_per_second():
+    c = read_fio_text(corpus("fio-text/fio216-cephfs-randread-4groups-nj4.txt"))
+    assert len(c) == 4 and all(p.params["numjobs"] == 4 for p in c)
+    e = c[1]
+    assert e.bandwidth_Bps == approx(638967)  # bw=638967B/s
+    assert e.lat_mean_s == approx(815.25e-3)  # lat (msec) avg=815.25
+    assert e.extra["clat_mean_s"] == approx(789630.34e-6)  # clat (usec), max=1474.2K
+    assert e.lat_p99_s == approx(1221e-3)  # percentiles in msec
+    assert c[0].bandwidth_Bps == approx(1084.9 * 1024)  # bw=1084.9KB/s
+
+
+@needs_corpus
+def test_text_mixed_read_write_and_old_issued_line():
+    r = read_fio_text(corpus("fio-text/fio2210-cephfs-ec21-rw-4k.txt"))[0]
+    assert r.read_iops == 136 and r.write_iops == 136
+    assert r.counters == {"read_ios": 8177, "write_ios": 8200, "trim_ios": 0}
+    assert r.lat_mean_s == approx((114.21 * 8177 + 120.56 * 8200) / (8177 + 8200) * 1e-3)
+    assert r.bandwidth_Bps == approx(557417 + 558985)
+    assert r.params["rw"] == "rw" and r.params["iodepth"] == 32
+
+
+@needs_corpus
+def test_text_bogus_latency_is_dropped():
+    c = read_fio_text(corpus("fio-text/fio2111-12groups-48threads-lat-only-bogus-values.txt"))
+    assert len(c) == 12
+    assert all(p.lat_mean_s is None for p in c)
+    assert "exceeds runtime" in c[0].extra["discarded"][0]
+    assert c[0].iops == 165491
+
+
+@needs_corpus
+def test_text_appended_reports_and_fsync():
+    c = read_fio_text(corpus("fio-text/fio316-vagrant-vm-randrw-fsync-6-runs-appended.txt"))
+    assert [p.params["report"] for p in c] == list(range(8))
+    first = c[0]
+    assert first.iops == 5406 + 5409
+    assert first.counters["sync_ios"] == 648959
+    assert first.qd_dist == {1: approx(1.0), 2: 0.0, 4: 0.0, 8: 0.0, 16: 0.0, 32: 0.0, 64: 0.0}
+    assert first.extra["qd_dist_renormalised_from"] == approx(2.0)
+    assert first.extra["sync_lat_mean_s"] == approx(37.65e-9)
+    assert first.util == approx(1.0)
+
+
+@needs_corpus
+def test_text_k_suffix_iops_and_disk_stats():
+    r = read_fio_text(corpus("fio-text/fio330-laptop-nvme-randread-nj32-group.txt"))[0]
+    assert r.iops == 303000 and r.params["numjobs"] == 32
+    assert r.util == approx(0.999)
+    assert r.aqu_sz == approx(1496371 / 1000 / 60.001)
+    assert r.block_iops == approx((18090309 + 2494) / 60.001)
+
+
+def test_text_errors(tmp_path: Path):
+    f = tmp_path / "bad.txt"
+    f.write_text("job: (groupid=0, jobs=1): err= 0: pid=1\n  cpu : usr=1%\n")
+    with pytest.raises(TraceFormatError, match=r"bad.txt:1: job 'job'"):
+        read_fio_text(f)
+    f.write_text("nothing to see\n")
+    with pytest.raises(TraceFormatError, match="no job blocks"):
+        read_fio_text(f)
+    f.write_text(
+        "job: (groupid=0, jobs=1): err= 0: pid=1\n"
+        "  read: IOPS=1q, BW=1MiB/s (1MB/s)(1MiB/1000msec)\n"
+    )
+    with pytest.raises(TraceFormatError):
+        read_fio_text(f)
+
+
+# ------------------------------------------------------------------------------------------
+# terse
+# ------------------------------------------------------------------------------------------
+
+
+@needs_corpus
+def test_terse_v3_header_and_121_fields():
+    c = read_fio_terse(corpus("fio-terse/fio341-windows-terse-v3-qd-sweep-with-header-line.txt"))
+    assert [p.params["jobname"] for p in c] == ["Q1", "Q2", "Q4", "Q8", "Q16", "Q32"]
+    q1 = c[0]
+    assert q1.read_iops == 10193 and q1.write_iops == 10183
+    assert q1.read_lat_mean_s == approx(64.675973e-6)
+    assert q1.write_lat_mean_s == approx(31.629851e-6)
+    assert q1.bandwidth_Bps == approx((40774 + 40733) * 1024)
+    assert q1.qd_dist[1] == approx(1.0)
+    assert q1.extra["block_size_bytes_estimated"] == approx(4096, rel=0.01)
+    names = read_fio_terse(
+        corpus("fio-terse/fio341-windows-terse-v3-rwmix-sweep-with-header-line.txt")
+    )
+    assert [p.params["jobname"] for p in names] == ["100 R", "100 W", "70R 30W", "50R 50W"]
+    assert names[1].read_iops == 0 and names[1].params["rw"] == "write"
+
+
+def test_terse_errors(tmp_path: Path):
+    f = tmp_path / "t.txt"
+    f.write_text("terse_version_3;fio_version\n3;fio-3;x;0;0;1;2\n")
+    with pytest.raises(TraceFormatError, match=r"t.txt:2: terse v3 line has 7 fields"):
+        read_fio_terse(f)
+    f.write_text("2;fio-2;x;0;0\n")
+    with pytest.raises(TraceFormatError, match="only version 3"):
+        read_fio_terse(f)
+
+
+# ------------------------------------------------------------------------------------------
+# logs
+# ------------------------------------------------------------------------------------------
+
+
+@needs_corpus
+def test_log_units_and_columns():
+    df = read_fio_log(corpus("fio-logs/fio31-mx200-sweep-depth16_clat.1.log"))
+    assert list(df.columns) == ["time_s", "value", "direction", "size_bytes"]
+    assert df.attrs["unit"] == "ns"  # 90675978 would be 90 s in usec
+    assert df["value"].iloc[0] == approx(90675978e-9)
+    assert df["time_s"].iloc[0] == approx(0.551)
+    assert (df["direction"] == "write").all()
+    five = read_fio_log(corpus("fio-logs/fio333-nvme-randwrite-qd1_clat.1.log"))
+    assert five.attrs["unit"] == "ns" and "prio" in five
+    bw = read_fio_log(corpus("fio-logs/fio31-mx200-sweep-depth16_bw.1.log"))
+    assert bw["value"].iloc[0] == approx(504 * 1024)
+    old = read_fio_log(corpus("fio-logs/fio2210-cephfs-rw-4k_clat.log"), unit="us")
+    assert old["value"].iloc[0] == approx(89981e-6)
+    assert list(old["direction"][:2]) == ["read", "write"]
+
+
+@needs_corpus
+def test_latency_log_summary_resolves_units_with_iops_log():
+    clat = corpus("fio-logs/fio218-md127-randread-qd1_clat.1.log")
+    assert read_fio_log(clat).attrs["unit_reason"].startswith("ambiguous")
+    r = summarize_latency_log(
+        clat, iops_log=corpus("fio-logs/fio218-md127-randread-qd1_iops.1.log")
+    )
+    assert r.extra["unit"] == "us"
+    assert r.iops * r.lat_mean_s == approx(1.0, rel=0.05)  # iodepth 1
+    r2 = summarize_latency_log(
+        corpus("fio-logs/fio2210-cephfs-rw-4k_clat.log"),
+        iops_log=corpus("fio-logs/fio2210-cephfs-rw-4k_iops.log"),
+    )
+    assert r2.iops * r2.lat_mean_s == approx(32, rel=0.1)  # iodepth 32
+    assert r2.read_iops > 0 and r2.write_iops > 0
+
+
+@needs_corpus
+def test_hist_log():
+    df = read_fio_hist_log(corpus("fio-logs/fio217-pkb-rand16k_clat_hist.1.log"))
+    assert df.attrs["bins"] == 1216 and df.attrs["unit"] == "us"
+    assert len(df) == 9 and (df["size_bytes"] == 16384).all()
+    vals = df.attrs["bin_latency_s"]
+    assert vals[:3] == [0.0, 1e-6, 2e-6] and vals == sorted(vals)
+    r = summarize_hist_log(df)
+    assert r.ios == int(df.filter(like="bin").to_numpy().sum())
+    assert 100e-6 < r.lat_mean_s < 1e-3
+    assert r.lat_p50_s <= r.lat_p99_s <= r.lat_max_s
+
+
+def test_log_errors(tmp_path: Path):
+    f = tmp_path / "x_lat.log"
+    f.write_text("1, 2, 0, 4096\n2, 3, 0\n")
+    with pytest.raises(TraceFormatError, match=r"x_lat.log:2: expected 4 columns"):
+        read_fio_log(f)
+    f.write_text("1, 2, 0, 4096\n2, abc, 0, 4096\n")
+    with pytest.raises(TraceFormatError, match="'abc'"):
+        read_fio_log(f)
+    g = tmp_path / "whatever.log"
+    g.write_text("1, 2, 0, 4096\n")
+    with pytest.raises(TraceFormatError, match="kind"):
+        read_fio_log(g)
+    assert read_fio_log(g, kind="iops")["value"].iloc[0] == 2
+    h = tmp_path / "y_clat_hist.1.log"
+    h.write_text("1000, 0, 4096, " + ", ".join(["1"] * 10) + "\n")
+    with pytest.raises(TraceFormatError, match="10 bins"):
+        read_fio_hist_log(h)
+
+
+def test_log_per_io_summary(tmp_path: Path):
+    f = tmp_path / "job_lat.1.log"
+    rows = [
+        f"{t}, {v}, {d}, 4096"
+        for t, v, d in [(1, 100_000, 0), (2, 200_000, 1), (3, 300_000, 0), (4, 400_000, 1)]
+    ]
+    f.write_text("\n".join(rows) + "\n")
+    r = summarize_latency_log(f, unit="ns")
+    assert r.ios == 4 and r.lat_mean_s == approx(250e-6)
+    assert r.read_lat_mean_s == approx(200e-6) and r.write_lat_mean_s == approx(300e-6)
+    assert r.extra["percentiles_from"] == "per-I/O values"
+
+
+# ------------------------------------------------------------------------------------------
+# job files
+# ------------------------------------------------------------------------------------------
+
+JOB = """\
+; fio job file written for the test
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+size=10g
+runtime=60
+time_based
+
+[randread-qd8]
+rw=randread:8
+iodepth=8
+numjobs=4
+
+[mixed]  # a comment
+rw=randrw
+rwmixread=70
+bssplit=4k/50:64k/50
+iodepth=16
+rate_iops=1000
+rate_process=poisson
+thinktime=200
+frobnicate=yes
+
+[global]
+ioengine=psync
+
+[sync-writer]
+rw=write
+bs=128k
+iodepth=32
+"""
+
+
+def test_job_file_to_workloads(tmp_path: Path):
+    f = tmp_path / "sweep.fio"
+    f.write_text(JOB)
+    jobs = read_fio_job(f)
+    assert [n for n, _ in jobs] == ["randread-qd8", "mixed", "sync-writer"]
+    rr = jobs[0][1]
+    assert rr == Workload(
+        rw="randread", block_size_bytes=4096, iodepth=8, numjobs=4, span_bytes=10 * 1024**3
+    )
+    mixed = jobs[1][1]
+    assert mixed.rw == "randrw" and mixed.rwmixread == 70
+    assert mixed.bssplit == ((4096.0, 0.5), (65536.0, 0.5))
+    # 1000/s caps reads and writes each: the reads (70 %) hit it first
+    assert mixed.rate_iops == approx(1000 / 0.7)
+    assert mixed.arrival == "poisson"
+    assert mixed.thinktime_s == approx(200e-6)  # fio: usec when unitless
+    sync = jobs[2][1]
+    assert sync.iodepth == 1 and sync.block_size_bytes == 128 * 1024 and sync.rw == "write"
+    assert "frobnicate" in jobs.ignored["mixed"] and "direct" in jobs.ignored["randread-qd8"]
+    assert any("synchronous" in n for n in jobs.notes["sync-writer"])
+    assert read(f) == jobs  # detection by content
+
+
+def test_job_file_round_trip(tmp_path: Path):
+    """Workload -> job file text -> Workload."""
+    cases = [
+        Workload(rw="randwrite", block_size_bytes=16384, iodepth=32, numjobs=2),
+        Workload(rw="rw", rwmixread=30, block_size_bytes=65536, iodepth=1, span_bytes=2 * 1024**3),
+        Workload(rw="randread", block_size_bytes=8192, iodepth=4, rate_iops=500, arrival="paced"),
+    ]
+    for k, wl in enumerate(cases):
+        lines = [
+            f"[job{k}]",
+            "ioengine=libaio",
+            f"rw={wl.rw}",
+            f"bs={int(wl.block_size_bytes)}",
+            f"iodepth={wl.iodepth}",
+            f"numjobs={wl.numjobs}",
+            f"size={int(wl.span_bytes)}",
+        ]
+        if wl.rw in ("rw", "randrw"):
+            lines.append(f"rwmixread={wl.rwmixread:g}")
+        if wl.rate_iops:
+            lines.append(f"rate_iops={wl.rate_iops:g}")
+        f = tmp_path / f"j{k}.fio"
+        f.write_text("\n".join(lines) + "\n")
+        [(name, back)] = read_fio_job(f)
+        assert name == f"job{k}" and back == wl
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("rw=read\n[a]\n", r":1: option 'rw=read' before any \[section\]"),
+        ("[a]\nrw=trim\n", r":2: job \[a\]: rw='trim' cannot be simulated"),
+        ("[a]\nbs=huge\n", r":1: job \[a\]"),
+        ("[global]\nrw=read\n", "found none"),
+        ("[a\nrw=read\n", "malformed section"),
+        ("[a]\nrw=read\nbs=100\n", "multiple of 512"),
+    ],
+)
+def test_job_file_errors(tmp_path: Path, text: str, match: str):
+    f = tmp_path / "bad.fio"
+    f.write_text(text)
+    with pytest.raises(TraceFormatError, match=match):
+        read_fio_job(f)
