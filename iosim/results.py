@@ -79,6 +79,9 @@ class Results:
     sim_time_s: float | None = None
     iops_ci95: float | None = None
     lat_mean_ci95_s: float | None = None
+    lat_p50_ci95_s: float | None = None
+    lat_p90_ci95_s: float | None = None
+    lat_p99_ci95_s: float | None = None
     engine: str | None = None
     seed: int | None = None
     replications: int | None = None

@@ -144,6 +144,9 @@ def _results(sim: Simulation) -> Results:
         avgrq_bytes=rec.block_bytes / rec.block_done if rec.block_done else None,
         iops_ci95=rec.batches.throughput_ci95(),
         lat_mean_ci95_s=rec.batches.latency_ci95(),
+        lat_p50_ci95_s=rec.batches.percentile_ci95(50),
+        lat_p90_ci95_s=rec.batches.percentile_ci95(90),
+        lat_p99_ci95_s=rec.batches.percentile_ci95(99),
         qd_dist=rec.host_out.distribution(),
     )
     _fill_latency(r, rec.lat, rec.lat_read, rec.lat_write, rec.block_lat, rec.device_lat)
@@ -225,6 +228,9 @@ def _combine(sims: list[Simulation]) -> Results:
     out.lat_mean_s = float(np.mean([p.lat_mean_s for p in parts]))
     out.iops_ci95 = ci95_halfwidth(np.array([p.iops for p in parts]))
     out.lat_mean_ci95_s = ci95_halfwidth(np.array([p.lat_mean_s for p in parts]))
+    for q in ("p50", "p90", "p99"):
+        vals = np.array([getattr(p, f"lat_{q}_s") for p in parts], dtype=float)
+        setattr(out, f"lat_{q}_ci95_s", ci95_halfwidth(vals))
     out.counters = {k: sum(p.counters[k] for p in parts) for k in parts[0].counters}
     out.extra["replication_iops"] = [p.iops for p in parts]
     out.extra["replication_lat_mean_s"] = [p.lat_mean_s for p in parts]

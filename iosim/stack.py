@@ -95,8 +95,13 @@ class PathEvent(Spec):
 
 
 def _path_events(value: Any) -> tuple[PathEvent, ...]:
-    if not value:
+    if value is None or (isinstance(value, (list, tuple)) and not value):
         return ()
+    if not isinstance(value, (list, tuple)):
+        raise SpecError(
+            f"multipath.failures must be a list of tables like "
+            f"[{{path = 0, fail_at_s = '10ms'}}] (got {value!r})"
+        )
     out = []
     for i, item in enumerate(value):
         if isinstance(item, PathEvent):

@@ -23,8 +23,12 @@ RW_MODES = ("randread", "randwrite", "randrw", "read", "write", "rw", "readwrite
 
 def _parse_bssplit(value, name: str) -> tuple[tuple[float, float], ...]:
     """fio's bssplit "4k/50:64k/50" (or a list of [size, weight]) -> ((bytes, weight), ...)."""
-    if value is None or (not isinstance(value, str) and len(value) == 0) or value == "":
+    if value is None or value == "" or (isinstance(value, (list, tuple)) and not value):
         return ()
+    if not isinstance(value, (str, list, tuple)):
+        raise SpecError(
+            f"{name} must look like '4k/50:64k/50' or [[4096, 50], [65536, 50]] (got {value!r})"
+        )
     items = []
     try:
         if isinstance(value, str):

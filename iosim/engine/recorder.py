@@ -174,6 +174,8 @@ class Batches:
         self.sums = np.zeros(self.nbatch)
         self.counts = np.zeros(self.nbatch, dtype=np.int64)
         self.t_end = np.zeros(self.nbatch)
+        # one small histogram per batch, for confidence intervals of percentiles (sectioning)
+        self.hists = np.zeros((self.nbatch, _NBINS), dtype=np.int32)
         self.t_start = 0.0
         self.k = 0
 
@@ -182,10 +184,12 @@ class Batches:
         self.k = 0
         self.sums[:] = 0
         self.counts[:] = 0
+        self.hists[:] = 0
 
     def add(self, t: float, latency_s: float) -> None:
         b = min(self.k // self.size, self.nbatch - 1)
         self.sums[b] += latency_s
+        self.hists[b, bucket_index(latency_s)] += 1
         self.counts[b] += 1
         self.t_end[b] = t
         self.k += 1
@@ -201,3 +205,15 @@ class Batches:
         dur = ends - starts
         good = dur > 0
         return ci95_halfwidth(self.counts[ok][good] / dur[good])
+
+    def percentile_ci95(self, q: float, min_tail: int = 10) -> float:
+        """Half-width for the q-th percentile by sectioning: the spread of the batches'
+        percentiles around the whole run's. NaN when a batch holds fewer than ``min_tail``
+        samples beyond the percentile (a batch percentile would then be mostly noise)."""
+        ok = self.counts > 0
+        if ok.sum() < 2 or self.counts[ok].min() * (1 - q / 100.0) < min_tail:
+            return math.nan
+        cum = np.cumsum(self.hists[ok], axis=1)
+        ranks = np.maximum(np.ceil(q / 100.0 * self.counts[ok]), 1)
+        idx = np.array([np.searchsorted(c, r) for c, r in zip(cum, ranks, strict=True)])
+        return ci95_halfwidth(bucket_mid_s(idx))
