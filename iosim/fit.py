@@ -1,0 +1,1641 @@
+"""Calibrate a stack to a measured curve, and say how far the calibration can be trusted.
+
+``fit(curve, model="generic")`` adjusts chosen stack parameters (dotted keys, the same as
+``--set``) so that the simulator reproduces measured IOPS and mean latency at every measured
+point, then runs the simulator once more on every point (fitted and held out) and reports the
+per-point errors, the mean absolute percentage error (MAPE) per metric and a 95 % confidence
+interval for each fitted parameter.
+
+How it works
+------------
+1. **Surrogate.** Inside the optimiser the stack is evaluated with exact mean value analysis
+   (the closed loop as a product-form network): the host overhead is a delay (or, for a job
+   with ``iodepth > 1``, the job's one CPU), the device a station with ``device.units``
+   servers, the link latency a pure delay and a finite link bandwidth a single server per
+   direction (a rate cap). An HBA / block-layer limit on outstanding requests is handled with a
+   flow-equivalent server (Norton's theorem): the network below the host is solved for 1..Q
+   requests and the host sees a station whose rate stops growing at Q. All of this is exact
+   for exponential service without an HBA limit and a close approximation otherwise; each
+   evaluation takes milliseconds, so the optimiser can afford many starts.
+2. **Least squares.** Residuals are log(predicted / measured) of IOPS and mean latency at every
+   fitted point (relative errors, so big and small numbers weigh alike), minimised with
+   ``scipy.optimize.least_squares`` over bounded, log-scaled parameters from several starts.
+   Integer parameters (units, queue depth) are fitted continuously and then rounded to the
+   better neighbour with the rest re-fitted.
+3. **Percentiles.** The service-time variability (``device.service.scv``) changes the tail much
+   more than the means, and no closed formula gives closed-loop percentiles, so it is fitted by
+   simulation against the measured percentiles (common random numbers: the same seed at every
+   evaluation, lognormal service so the samples move smoothly with the scv).
+4. **Verification.** The calibrated stack is simulated at every point (fixed seed, ``engine``
+   "auto", so the fast engine is used when it is available); the reported predictions and
+   errors are the simulator's, not the surrogate's.
+
+Confidence intervals come from the Jacobian of the residuals at the optimum (Gauss-Newton
+covariance, s² = residual variance with a floor of ``rel_noise`` for rounded published figures,
+Student-t quantile), computed on the log scale and transformed back, so they are asymmetric.
+They are warned about when they cannot be trusted: a parameter at a bound, a flat objective
+(no point is sensitive to the parameter), strongly correlated parameters, or no residual
+degrees of freedom.
+
+Output (``FitResult.to_dict()``, printed by ``iosim fit --json``)
+---------------------------------------------------------------
+``params``: ``{dotted key: {"value", "ci95": [lo, hi], "unit", "bounds", "at_bound",
+"determined"}}`` in SI units (values can be passed back with ``--set``). ``points``: one per
+measured point, with ``set`` (``fit`` or ``holdout``), ``outstanding``, ``numjobs``,
+``iodepth``, ``measured`` and ``predicted`` (metric -> value, SI), ``error`` (signed
+percentage error, 100 x (predicted - measured) / measured), ``predicted_ci95`` (the verifying
+simulation's own 95 % half-widths, to tell model error from simulation noise), ``surrogate``
+(the analytic prediction) and ``extrapolated``. ``mape``: mean absolute percentage error per
+metric over all points; ``mape_by_set`` the same for fitted and held-out points. Also
+``model``, ``warnings``, ``fitted_range``, ``stack`` (the calibrated stack as a table, as in a
+TOML file), ``engine``, ``seed`` and ``ios``.
+
+The models (:data:`MODELS`) are shapes of stacks built from the generic device, so that the
+surrogate is exact and every engine can run them: ``generic`` (K units behind one queue and the
+host overhead), ``ssd`` (the same plus a transfer cap, the controller / bus bandwidth),
+``hdd`` (one unit, as a disk without command reordering) and ``cloud`` (a network delay, a wide
+pool and a rate cap, one per direction). Fitting the device families' own physics (dies and
+channels, seek curves, token buckets) is not done here.
+
+What a closed-loop curve can tell
+---------------------------------
+At every point the loop obeys Little's law, N = IOPS x (latency + host time), so a point gives
+one independent number about the device (plus one about the host time). Below the knee the
+latency is flat and the number of parallel units (or a rate cap) leaves no trace at all: a fit
+on low depths bounds them only from below, and predictions above the fitted depths are
+extrapolations. ``fit`` warns about both.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import optimize, stats
+
+from .dists import Deterministic, Distribution, Exponential, LogNormal
+from .results import Curve, Results
+from .simulate import simulate, sweep
+from .spec import SpecError
+from .stack import Stack, apply_overrides
+from .workload import Workload
+
+__all__ = [
+    "fit",
+    "FitResult",
+    "FitParam",
+    "MODELS",
+    "PARAMETERS",
+    "load_curve",
+    "read_table",
+    "surrogate",
+    "run_cli",
+]
+
+# -- the parameters a fit can move ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamDef:
+    """A fittable stack parameter: its dotted key, range, scale and meaning."""
+
+    name: str
+    lo: float
+    hi: float
+    log: bool
+    integer: bool
+    unit: str
+    doc: str
+
+
+PARAMETERS: dict[str, ParamDef] = {
+    p.name: p
+    for p in (
+        ParamDef(
+            "host.overhead",
+            0.0,
+            0.05,
+            False,
+            False,
+            "s",
+            "host time between a completion and the job's next issue (mean)",
+        ),
+        ParamDef(
+            "device.service",
+            1e-7,
+            1.0,
+            True,
+            False,
+            "s",
+            "mean service time of one device unit (the latency floor of the device)",
+        ),
+        ParamDef(
+            "device.units",
+            1.0,
+            4096.0,
+            True,
+            True,
+            "",
+            "parallel units of the device (dies, heads, a cloud pool)",
+        ),
+        ParamDef(
+            "device.service.scv",
+            0.01,
+            25.0,
+            True,
+            False,
+            "",
+            "squared coefficient of variation of the service time (fitted to percentiles)",
+        ),
+        ParamDef(
+            "hba.queue_depth",
+            1.0,
+            4096.0,
+            True,
+            True,
+            "",
+            "outstanding requests admitted below the host per path (an HBA / LUN cap)",
+        ),
+        ParamDef(
+            "link.latency_s",
+            0.0,
+            0.1,
+            False,
+            False,
+            "s",
+            "fixed delay each way (half the latency floor of a network volume)",
+        ),
+        ParamDef(
+            "link.bandwidth_Bps",
+            1e3,
+            1e12,
+            True,
+            False,
+            "B/s",
+            "transfer rate per path and direction: a rate cap of bandwidth / block size IOPS",
+        ),
+    )
+}
+
+_SIM_ONLY = {"device.service.scv"}
+_NO_LIMIT = 65536  # queue depth / nr_requests meaning "no limit" in the models' base stacks
+
+
+@dataclass(frozen=True)
+class Model:
+    """A family of stacks to calibrate: a base stack and the parameters fitted by default."""
+
+    name: str
+    doc: str
+    params: tuple[str, ...]
+    base: dict
+    bounds: dict = field(default_factory=dict)
+
+    def stack(self) -> Stack:
+        return Stack.from_dict(self.base)
+
+
+def _base(device: dict, link: dict | None = None, name: str = "") -> dict:
+    out = {
+        "name": name,
+        "host": {"overhead": "0"},
+        "block": {"nr_requests": _NO_LIMIT},
+        "hba": {"queue_depth": _NO_LIMIT},
+        "device": {"kind": "generic", **device},
+    }
+    if link:
+        out["link"] = link
+    return out
+
+
+MODELS: dict[str, Model] = {
+    m.name: m
+    for m in (
+        Model(
+            "generic",
+            "K identical units behind one queue, plus the host overhead",
+            ("host.overhead", "device.service", "device.units"),
+            _base({"units": 1, "service": "exp:100us"}, name="fit-generic"),
+        ),
+        Model(
+            "ssd",
+            "a pool of parallel flash units and a transfer cap (controller / bus bandwidth)",
+            ("host.overhead", "device.service", "device.units", "link.bandwidth_Bps"),
+            _base({"units": 16, "service": "exp:80us"}, name="fit-ssd"),
+            {"device.service": (1e-6, 0.01), "device.units": (1.0, 4096.0)},
+        ),
+        Model(
+            "hdd",
+            "one head (one unit) with a mean positioning + transfer time, plus the host gap",
+            ("host.overhead", "device.service"),
+            _base({"units": 1, "service": "exp:8ms"}, name="fit-hdd"),
+            {"device.service": (1e-4, 0.2)},
+        ),
+        Model(
+            "cloud",
+            "a latency floor (network delay), a wide parallel pool and a rate cap",
+            ("link.latency_s", "device.service", "link.bandwidth_Bps"),
+            _base(
+                {"units": 1024, "service": "exp:50us"},
+                {"latency_s": "50us"},
+                name="fit-cloud",
+            ),
+            {"device.service": (1e-7, 0.1)},
+        ),
+    )
+}
+
+# -- measured points -----------------------------------------------------------------------
+
+METRICS = ("iops", "lat_mean_s", "lat_p50_s", "lat_p90_s", "lat_p95_s", "lat_p99_s")
+MEAN_METRICS = ("iops", "lat_mean_s")
+PCT_METRICS = ("lat_p50_s", "lat_p90_s", "lat_p95_s", "lat_p99_s")
+_WORKLOAD_KEYS = (
+    "rw",
+    "rwmixread",
+    "block_size_bytes",
+    "numjobs",
+    "iodepth",
+    "span_bytes",
+    "thinktime_s",
+)
+
+
+def _f(v: Any) -> float | None:
+    if v is None:
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+@dataclass
+class _Point:
+    index: int
+    results: Results
+    workload: Workload
+    measured: dict[str, float]
+    label: dict[str, Any]
+
+    @property
+    def n(self) -> int:
+        return self.workload.outstanding
+
+
+def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
+    p = dict(r.params or {})
+    if "threads" in p and "numjobs" not in p:
+        p["numjobs"] = p["threads"]
+        p.setdefault("iodepth", 1)
+    if "qd" in p and "iodepth" not in p:
+        p["iodepth"] = p["qd"]
+        p.setdefault("numjobs", 1)
+    d = base.to_dict() if base is not None else Workload().to_dict()
+    if "block_size_bytes" in p:
+        d.pop("bssplit", None)
+    for k in _WORKLOAD_KEYS:
+        v = p.get(k)
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            continue
+        if k in ("numjobs", "iodepth"):
+            x = _f(v)
+            if x is None or x < 1 or x != int(x):
+                raise SpecError(f"{where}: {k} must be a whole number >= 1 (got {v!r})")
+            v = int(x)
+        d[k] = v
+    if "numjobs" not in p and "iodepth" not in p:
+        raise SpecError(
+            f"{where}: the point does not say how many I/Os were outstanding "
+            "(needs numjobs/iodepth, threads or qd in its params)"
+        )
+    d.pop("rate_iops", None)
+    try:
+        return Workload.from_dict(d)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+
+
+def _points(curve: Curve | Sequence[Results], base_workload: Workload | None) -> list[_Point]:
+    if isinstance(curve, Results):
+        curve = [curve]
+    if isinstance(curve, Curve):
+        items = list(curve.points)
+    elif isinstance(curve, Sequence) and all(isinstance(r, Results) for r in curve):
+        items = list(curve)
+    else:
+        raise SpecError(
+            "fit: the measurement must be an iosim Curve or a list of Results "
+            f"(got {type(curve).__name__})"
+        )
+    if not items:
+        raise SpecError("fit: the measured curve is empty (no points to fit)")
+    out = []
+    for i, r in enumerate(items):
+        where = f"point {i}" + (f" ({r.params['source']})" if r.params.get("source") else "")
+        wl = _workload_of(r, base_workload, where)
+        if wl.open_loop:
+            raise SpecError(f"{where}: open-loop (rate_iops) points cannot be fitted yet")
+        meas = {}
+        for m in METRICS:
+            v = _f(getattr(r, m, None))
+            if v is not None and v > 0:
+                meas[m] = v
+        if not any(m in meas for m in MEAN_METRICS):
+            raise SpecError(f"{where}: has neither IOPS nor a mean latency to fit")
+        label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth}
+        for k in ("threads", "qd", "source"):
+            if k in r.params:
+                label[k] = r.params[k]
+        out.append(_Point(i, r, wl, meas, label))
+    return out
+
+
+def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
+    k = key.strip()
+    if k.startswith("workload."):
+        k = k[len("workload.") :]
+    p = point.results.params or {}
+    cand: list[Any] = []
+    if k in p:
+        cand.append(p[k])
+    if k in ("threads",) and "threads" not in p:
+        cand.append(point.workload.numjobs if point.workload.iodepth == 1 else None)
+    if k in ("qd",) and "qd" not in p:
+        cand.append(point.workload.iodepth if point.workload.numjobs == 1 else None)
+    if k in ("numjobs", "iodepth", "outstanding", "n"):
+        cand.append(
+            {
+                "numjobs": point.workload.numjobs,
+                "iodepth": point.workload.iodepth,
+                "outstanding": point.n,
+                "n": point.n,
+            }[k]
+        )
+    if k in ("block_size_bytes", "rw", "rwmixread", "span_bytes") and k not in p:
+        cand.append(getattr(point.workload, k))
+    for c in cand:
+        if c is None:
+            continue
+        for v in values:
+            a, b = _f(c), _f(v)
+            if a is not None and b is not None:
+                if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12):
+                    return True
+            elif str(c) == str(v):
+                return True
+    return False
+
+
+def _known_key(points: list[_Point], key: str) -> bool:
+    k = key.strip().removeprefix("workload.")
+    if k in ("threads", "qd", "numjobs", "iodepth", "outstanding", "n"):
+        return True
+    if k in ("block_size_bytes", "rw", "rwmixread", "span_bytes"):
+        return True
+    return any(k in (pt.results.params or {}) for pt in points)
+
+
+# -- the surrogate: exact MVA of the closed loop -------------------------------------------
+
+
+def _logsumexp_rows(m: np.ndarray) -> np.ndarray:
+    top = np.max(m, axis=1)
+    finite = np.isfinite(top)
+    shift = np.where(finite, top, 0.0)
+    with np.errstate(under="ignore"):
+        s = np.sum(np.exp(m - shift[:, None]), axis=1)
+    out = np.full(m.shape[0], -np.inf)
+    pos = s > 0
+    out[pos] = np.log(s[pos]) + shift[pos]
+    return out
+
+
+_CONV_INDEX: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _conv_index(n: int) -> tuple[np.ndarray, np.ndarray]:
+    got = _CONV_INDEX.get(n)
+    if got is None:
+        idx = np.arange(n)
+        diff = idx[:, None] - idx[None, :]
+        got = (np.clip(diff, 0, None), diff < 0)
+        if len(_CONV_INDEX) > 64:
+            _CONV_INDEX.clear()
+        _CONV_INDEX[n] = got
+    return got
+
+
+def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log of the convolution of exp(a) and exp(b), truncated to len(a) (== len(b))."""
+    idx, upper = _conv_index(len(a))
+    m = a[None, :] + b[idx]
+    m[upper] = -np.inf
+    return _logsumexp_rows(m)
+
+
+def _log_f_servers(demand: float, servers: float, n_max: int) -> np.ndarray:
+    """log f(j) = log(demand^j / prod_{i<=j} min(i, servers)), j = 0..n_max (real servers
+    allowed: the rate grows by one unit per customer until it reaches ``servers``)."""
+    j = np.arange(n_max + 1, dtype=float)
+    out = j * math.log(demand)
+    rates = np.minimum(np.arange(1, n_max + 1, dtype=float), servers)
+    out[1:] -= np.cumsum(np.log(rates))
+    return out
+
+
+def _log_f_rates(log_rates: np.ndarray) -> np.ndarray:
+    """log f(j) of a load-dependent station with service rates mu(1..n) (log values)."""
+    out = np.zeros(len(log_rates) + 1)
+    out[1:] = -np.cumsum(log_rates)
+    return out
+
+
+@dataclass
+class _Flat:
+    """The numbers of a stack the surrogate needs (SI units)."""
+
+    overhead_s: float
+    service_s: float
+    units: float
+    latency_s: float
+    bandwidth_Bps: float
+    media_rate_Bps: float
+    queue_depth: float
+    paths: int
+    nr_requests: float
+
+    @classmethod
+    def of(cls, stack: Stack) -> _Flat:
+        dev = stack.device
+        return cls(
+            overhead_s=stack.host.overhead.mean_s,
+            service_s=dev.service.mean_s,
+            units=float(dev.units),
+            latency_s=stack.link.latency_s,
+            bandwidth_Bps=stack.link.bandwidth_Bps,
+            media_rate_Bps=dev.media_rate_Bps,
+            queue_depth=float(stack.hba.queue_depth),
+            paths=stack.multipath.paths,
+            nr_requests=float(stack.block.nr_requests),
+        )
+
+    def set(self, name: str, value: float) -> None:
+        attr = {
+            "host.overhead": "overhead_s",
+            "device.service": "service_s",
+            "device.units": "units",
+            "link.latency_s": "latency_s",
+            "link.bandwidth_Bps": "bandwidth_Bps",
+            "hba.queue_depth": "queue_depth",
+        }.get(name)
+        if attr is not None:
+            setattr(self, attr, float(value))
+
+
+_MAX_N = 4096
+
+
+def _solve_group(
+    flat: _Flat,
+    n_max: int,
+    block_bytes: float,
+    read_fraction: float,
+    numjobs: int,
+    iodepth: int,
+    think_s: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Throughput and host latency for N = 1..n_max outstanding I/Os (exact MVA, see module
+    docstring). Returns (X[N], R[N]) arrays indexed by N (index 0 unused)."""
+    if n_max > _MAX_N:
+        raise SpecError(
+            f"fit: {n_max} outstanding I/Os is more than the analytic model handles ({_MAX_N})"
+        )
+    # below the host: device units, link delay, link transfer caps
+    limit = min(flat.queue_depth * flat.paths, flat.nr_requests)
+    q_int = int(min(n_max, math.ceil(limit)))
+    service = flat.service_s
+    if math.isfinite(flat.media_rate_Bps):
+        service += block_bytes / flat.media_rate_Bps
+    service = max(service, 1e-15)
+    inner = _log_f_servers(service, max(flat.units, 1e-9), q_int)
+    if flat.latency_s > 0:
+        inner = _conv(inner, _log_f_servers(2.0 * flat.latency_s, math.inf, q_int))
+    if math.isfinite(flat.bandwidth_Bps):
+        per_dir = []
+        if read_fraction > 0:
+            per_dir.append(read_fraction)
+        if read_fraction < 1:
+            per_dir.append(1.0 - read_fraction)
+        for frac in per_dir:
+            demand = frac * block_bytes / flat.bandwidth_Bps / flat.paths
+            for _ in range(flat.paths):
+                inner = _conv(inner, _log_f_servers(demand, 1.0, q_int))
+    # throughput of the network below the host with n = 1..q_int requests in it
+    log_x_in = inner[:-1] - inner[1:]  # log X_in(n), n = 1..q_int
+    if q_int < n_max:
+        # flow-equivalent server: the rate stops growing at the (possibly fractional) limit
+        frac = limit - math.floor(limit)
+        lo = int(math.floor(limit))
+        if frac > 0 and lo >= 1 and lo < q_int:
+            top = (1 - frac) * log_x_in[lo - 1] + frac * log_x_in[lo]
+        else:
+            top = log_x_in[q_int - 1]
+        log_rates = np.concatenate([log_x_in[: q_int - 1], np.full(n_max - q_int + 1, top)])
+    else:
+        log_rates = log_x_in[:n_max]
+    fes = _log_f_rates(log_rates)
+    # the host: one CPU per job when a job keeps several I/Os in flight, else a pure delay
+    outer_parts = []
+    if flat.overhead_s > 0:
+        servers = float(numjobs) if iodepth > 1 else math.inf
+        outer_parts.append(_log_f_servers(flat.overhead_s, servers, n_max))
+    if think_s > 0:
+        outer_parts.append(_log_f_servers(think_s, math.inf, n_max))
+    if outer_parts:
+        host = outer_parts[0]
+        for extra in outer_parts[1:]:
+            host = _conv(host, extra)
+        g = _conv(fes, host)
+        j = np.arange(n_max + 1, dtype=float)
+        with np.errstate(divide="ignore"):
+            log_j = np.log(j)
+        qg = _conv(fes + log_j, host)  # sum_j j f_fes(j) f_host(N - j)
+        x = np.exp(g[:-1] - g[1:])
+        q_fes = np.exp(qg[1:] - g[1:])
+    else:
+        x = np.exp(log_rates)
+        q_fes = np.arange(1, n_max + 1, dtype=float)
+    xx = np.concatenate([[np.nan], x])
+    rr = np.concatenate([[np.nan], q_fes / x])
+    return xx, rr
+
+
+def surrogate(stack: Stack, workloads: Iterable[Workload]) -> list[dict[str, float]]:
+    """Analytic (MVA) IOPS and mean host latency of ``stack`` under closed-loop workloads.
+
+    Exact for exponential service, delays and caps without an HBA/queue limit (see the module
+    docstring); the quick estimate the optimiser of :func:`fit` uses. Returns one dict
+    ``{"iops", "lat_mean_s"}`` per workload.
+    """
+    flat = _Flat.of(stack)
+    wls = list(workloads)
+    return _predict_flat(flat, wls)
+
+
+def _predict_flat(flat: _Flat, wls: list[Workload]) -> list[dict[str, float]]:
+    groups: dict[tuple, list[int]] = {}
+    for i, wl in enumerate(wls):
+        key = (
+            wl.mean_block_bytes,
+            wl.read_fraction,
+            wl.numjobs if wl.iodepth > 1 else 0,
+            wl.iodepth > 1,
+            wl.thinktime_s,
+        )
+        groups.setdefault(key, []).append(i)
+    out: list[dict[str, float]] = [{} for _ in wls]
+    for (bs, rf, nj, deep, think), idx in groups.items():
+        n_max = max(wls[i].outstanding for i in idx)
+        x, r = _solve_group(flat, n_max, bs, rf, max(nj, 1), 2 if deep else 1, think)
+        for i in idx:
+            n = wls[i].outstanding
+            out[i] = {"iops": float(x[n]), "lat_mean_s": float(r[n])}
+    return out
+
+
+# -- the fit -------------------------------------------------------------------------------
+
+
+@dataclass
+class FitParam:
+    """One fitted parameter: value, 95 % confidence interval, bounds and status."""
+
+    name: str
+    value: float
+    ci95: tuple[float, float]
+    bounds: tuple[float, float]
+    unit: str
+    at_bound: bool = False
+    determined: bool = True
+    doc: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "value": self.value,
+            "ci95": [self.ci95[0], self.ci95[1]],
+            "unit": self.unit,
+            "bounds": [self.bounds[0], self.bounds[1]],
+            "at_bound": self.at_bound,
+            "determined": self.determined,
+        }
+
+
+@dataclass
+class FitResult:
+    """What :func:`fit` found. ``to_dict()`` is the ``iosim fit --json`` contract."""
+
+    model: str
+    stack: Stack
+    workload: Workload
+    params: dict[str, FitParam]
+    points: list[dict]
+    mape: dict[str, float]
+    mape_by_set: dict[str, dict[str, float]]
+    warnings: list[str]
+    fitted_range: tuple[int, int]
+    engine: str
+    seed: int
+    ios: int
+    surrogate_rms: float
+
+    def to_dict(self) -> dict:
+        return {
+            "model": self.model,
+            "params": {k: p.to_dict() for k, p in self.params.items()},
+            "points": self.points,
+            "mape": self.mape,
+            "mape_by_set": self.mape_by_set,
+            "warnings": list(self.warnings),
+            "fitted_range": {
+                "outstanding_min": self.fitted_range[0],
+                "outstanding_max": self.fitted_range[1],
+            },
+            "stack": self.stack.to_dict(),
+            "engine": self.engine,
+            "seed": self.seed,
+            "ios": self.ios,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(_jsonable(self.to_dict()), allow_nan=False)
+
+    # predictions ---------------------------------------------------------------------------
+    def _extrapolation(self, wl: Workload) -> str | None:
+        return _extrapolation(wl, self.fitted_range, self.workload)
+
+    def predict(
+        self,
+        workload: Workload | None = None,
+        vary: Mapping[str, Iterable[Any]] | None = None,
+        *,
+        ios: int | None = None,
+        seed: int | None = None,
+        engine: str | None = None,
+    ) -> Results | Curve:
+        """Simulate the calibrated stack: one ``workload`` (Results) or a sweep over ``vary``
+        (Curve), e.g. ``predict(vary={"workload.iodepth": [1, 4, 64]})``. Warnings about
+        extrapolation are put in ``extra["warnings"]`` of each Results."""
+        wl = workload if workload is not None else self.workload
+        kw = dict(
+            ios=ios or self.ios,
+            seed=self.seed if seed is None else seed,
+            engine=engine or self.engine,
+        )
+        if vary:
+            curve = sweep(self.stack, wl, vary, progress=False, **kw)
+            for r in curve.points:
+                _, w = apply_overrides(self.stack, wl, {k: r.params[k] for k in vary})
+                msg = self._extrapolation(w)
+                if msg:
+                    r.extra.setdefault("warnings", []).append(msg)
+            return curve
+        r = simulate(self.stack, wl, **kw)
+        msg = self._extrapolation(wl)
+        if msg:
+            r.extra.setdefault("warnings", []).append(msg)
+        return r
+
+    def report(self) -> str:
+        """A human-readable summary (what ``iosim fit`` prints without ``--json``)."""
+        lines = [
+            f"model {self.model}: fitted on outstanding I/Os "
+            f"{self.fitted_range[0]}..{self.fitted_range[1]}"
+        ]
+        lines.append("parameters (95 % confidence interval):")
+        for name, p in self.params.items():
+            lines.append(
+                f"  {name:22s} {_fmt(p.value, p.unit):>12s}  "
+                f"[{_fmt(p.ci95[0], p.unit)} .. {_fmt(p.ci95[1], p.unit)}]"
+                + ("  (at bound)" if p.at_bound else "")
+                + ("" if p.determined else "  (poorly determined)")
+            )
+        metrics = [m for m in METRICS if m in self.mape]
+        head = f"  {'set':8s} {'N':>5s} " + " ".join(f"{_short(m):>22s}" for m in metrics)
+        lines.append("points (measured -> predicted, error %):")
+        lines.append(head)
+        for pt in self.points:
+            cells = []
+            for m in metrics:
+                if m in pt["measured"]:
+                    meas, pred, err = pt["measured"][m], pt["predicted"].get(m), pt["error"].get(m)
+                    unit = "" if m == "iops" else "s"
+                    cells.append(
+                        f"{_fmt(meas, unit)}->{_fmt(pred, unit) if pred is not None else '-'}"
+                        f" {err:+.1f}"
+                        if err is not None
+                        else f"{_fmt(meas, unit)}->-"
+                    )
+                else:
+                    cells.append("")
+            mark = "*" if pt.get("extrapolated") else ""
+            lines.append(
+                f"  {pt['set']:8s} {pt['outstanding']:>4d}{mark:1s} "
+                + " ".join(f"{c:>22s}" for c in cells)
+            )
+        lines.append("MAPE: " + ", ".join(f"{_short(m)} {v:.1f} %" for m, v in self.mape.items()))
+        for s, d in self.mape_by_set.items():
+            lines.append(f"  {s}: " + ", ".join(f"{_short(m)} {v:.1f} %" for m, v in d.items()))
+        for w in self.warnings:
+            lines.append(f"warning: {w}")
+        return "\n".join(lines)
+
+
+def _extrapolation(wl: Workload, fitted: tuple[int, int], ref: Workload) -> str | None:
+    """Why a prediction for ``wl`` leaves what the fitted points showed, or None."""
+    lo, hi = fitted
+    n = wl.outstanding
+    if n > hi:
+        return (
+            f"prediction at {n} outstanding I/Os extrapolates beyond the fitted range "
+            f"({lo}..{hi}): a knee or a cap above {hi} cannot be seen from the fitted points "
+            "(a closed-loop point gives one independent number, since IOPS = depth / latency)"
+        )
+    if n < lo:
+        return (
+            f"prediction at {n} outstanding I/Os extrapolates below the fitted range "
+            f"({lo}..{hi}): the latency floor and the host overhead are only inferred"
+        )
+    if wl.mean_block_bytes != ref.mean_block_bytes or wl.rw != ref.rw:
+        return (
+            f"prediction for {wl.rw} {wl.mean_block_bytes:g} B extrapolates from the fitted "
+            f"workload ({ref.rw} {ref.mean_block_bytes:g} B)"
+        )
+    return None
+
+
+def _short(metric: str) -> str:
+    return {"iops": "IOPS", "lat_mean_s": "mean lat"}.get(
+        metric, metric.replace("lat_", "").replace("_s", "")
+    )
+
+
+def _fmt(v: float | None, unit: str) -> str:
+    if v is None or not math.isfinite(v):
+        return "-"
+    if unit == "s":
+        if abs(v) < 1e-12:
+            return "0"
+        if abs(v) < 1e-3:
+            return f"{v * 1e6:.3g}us"
+        if abs(v) < 1:
+            return f"{v * 1e3:.3g}ms"
+        return f"{v:.3g}s"
+    if unit == "B/s":
+        return f"{v / 1e6:.4g}MB/s"
+    return f"{v:.4g}"
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+class _Problem:
+    """Transformation between the optimiser's vector and named parameter values."""
+
+    def __init__(self, names: list[str], bounds: dict[str, tuple[float, float]]):
+        self.names = names
+        self.defs = [PARAMETERS[n] for n in names]
+        self.lo = np.array([self._t(d, bounds[d.name][0]) for d in self.defs])
+        self.hi = np.array([self._t(d, bounds[d.name][1]) for d in self.defs])
+
+    @staticmethod
+    def _t(d: ParamDef, v: float) -> float:
+        return math.log(v) if d.log else v
+
+    def to_x(self, values: Mapping[str, float]) -> np.ndarray:
+        x = np.array([self._t(d, values[d.name]) for d in self.defs])
+        span = self.hi - self.lo
+        return np.clip(x, self.lo + 1e-9 * span, self.hi - 1e-9 * span)
+
+    def values(self, x: np.ndarray) -> dict[str, float]:
+        return {
+            d.name: (math.exp(v) if d.log else float(v)) for d, v in zip(self.defs, x, strict=True)
+        }
+
+
+def _residuals(
+    flat0: _Flat,
+    names: list[str],
+    problem: _Problem,
+    x: np.ndarray,
+    pts: list[_Point],
+    metrics: list[tuple[int, str]],
+) -> np.ndarray:
+    flat = _Flat(**flat0.__dict__)
+    for k, v in problem.values(x).items():
+        flat.set(k, v)
+    preds = _predict_flat(flat, [p.workload for p in pts])
+    out = np.empty(len(metrics))
+    for i, (j, m) in enumerate(metrics):
+        pred = preds[j][m]
+        meas = pts[j].measured[m]
+        out[i] = math.log(pred / meas) if pred > 0 and math.isfinite(pred) else 10.0
+    return out
+
+
+def _initial(
+    names: list[str], pts: list[_Point], base: _Flat, bounds: dict[str, tuple[float, float]]
+) -> list[dict[str, float]]:
+    """Starting points from the data: floor from the lowest depth, units from peak IOPS."""
+    order = sorted(pts, key=lambda p: p.n)
+    p1 = order[0]
+    x1 = p1.measured.get("iops")
+    r1 = p1.measured.get("lat_mean_s")
+    if r1 is None and x1:
+        r1 = p1.n / x1
+    if x1 is None and r1:
+        x1 = p1.n / r1
+    z0 = max(0.0, p1.n / x1 - r1) if (x1 and r1 and p1.workload.iodepth == 1) else 0.0
+    xmax = max(_iops_of(p) for p in pts)
+    nmax = order[-1].n
+    floor = max(r1 or base.service_s, 1e-7)
+    guess: dict[str, float] = {
+        "host.overhead": z0,
+        "device.service": floor,
+        "device.units": base.units,
+        "device.service.scv": 1.0,
+        "hba.queue_depth": min(base.queue_depth, float(nmax)),
+        "link.latency_s": base.latency_s,
+        "link.bandwidth_Bps": base.bandwidth_Bps,
+    }
+    if "link.latency_s" in names:
+        guess["link.latency_s"] = 0.4 * floor
+        guess["device.service"] = 0.2 * floor
+    bs = p1.workload.mean_block_bytes
+    if "link.bandwidth_Bps" in names:
+        guess["link.bandwidth_Bps"] = 1.05 * xmax * bs
+    k0 = max(1.0, xmax * guess["device.service"]) if xmax else 1.0
+    starts = []
+    k_list = [k0]
+    if "device.units" in names:
+        k_list = sorted(
+            {max(1.0, min(4096.0, k)) for k in (1.0, k0, 2 * k0, 4 * k0, 0.5 * k0, 2.0 * nmax)}
+        )
+    cap_list = [guess["link.bandwidth_Bps"]]
+    if "link.bandwidth_Bps" in names:
+        cap_list = [1.05 * xmax * bs, 3.0 * xmax * bs]
+    for k in k_list:
+        for cap in cap_list:
+            g = dict(guess, **{"device.units": k, "link.bandwidth_Bps": cap})
+            if "hba.queue_depth" in names:
+                for q in (float(nmax), max(1.0, k0)):
+                    starts.append(dict(g, **{"hba.queue_depth": q}))
+            else:
+                starts.append(g)
+    out = []
+    for s in starts:
+        out.append({n: min(max(s[n], bounds[n][0]), bounds[n][1]) for n in names})
+    return out
+
+
+def _iops_of(p: _Point) -> float:
+    if "iops" in p.measured:
+        return p.measured["iops"]
+    return p.n / p.measured["lat_mean_s"]
+
+
+def _set_dist(base: Distribution, mean: float, scv: float | None) -> Distribution:
+    if scv is not None:
+        return LogNormal(mean, scv)
+    if mean <= 0:
+        return Deterministic(0.0)
+    if isinstance(base, Deterministic) or base.mean_s <= 0:
+        return Deterministic(mean) if isinstance(base, Deterministic) else Exponential(mean)
+    return base.scaled(mean / base.mean_s)
+
+
+def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
+    over: dict[str, Any] = {}
+    scv = values.get("device.service.scv")
+    mean = values.get("device.service", base.device.service.mean_s)
+    if "device.service" in values or scv is not None:
+        over["device.service"] = _set_dist(base.device.service, mean, scv)
+    if "host.overhead" in values:
+        v = values["host.overhead"]
+        ov = base.host.overhead
+        over["host.overhead"] = (
+            Deterministic(v) if ov.mean_s <= 0 or v <= 0 else ov.scaled(v / ov.mean_s)
+        )
+    for k in ("device.units", "hba.queue_depth"):
+        if k in values:
+            over[k] = int(round(values[k]))
+    for k in ("link.latency_s", "link.bandwidth_Bps"):
+        if k in values:
+            over[k] = float(values[k])
+    stack, _ = apply_overrides(base, None, over)
+    return stack
+
+
+def _lsq(fun, x0, lo, hi):
+    return optimize.least_squares(
+        fun,
+        x0,
+        bounds=(lo, hi),
+        x_scale="jac",
+        diff_step=1e-4,
+        xtol=1e-10,
+        ftol=1e-10,
+        gtol=1e-10,
+        max_nfev=400,
+    )
+
+
+def fit(
+    curve: Curve | Sequence[Results],
+    model: str = "generic",
+    params: Sequence[str] | None = None,
+    holdout: Mapping[str, Sequence[Any]] | None = None,
+    base_stack: Stack | None = None,
+    *,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    ios: int = 8000,
+    fit_ios: int = 2000,
+    seed: int = 1,
+    engine: str = "auto",
+    rel_noise: float = 0.01,
+    verify: bool = True,
+) -> FitResult:
+    """Calibrate ``params`` of a ``model`` stack to a measured curve.
+
+    ``curve``: a :class:`Curve` (or list of :class:`Results`) of closed-loop points; each needs
+    its outstanding I/Os (``numjobs``/``iodepth``, ``threads`` or ``qd`` in ``params``) and
+    IOPS and/or mean latency (percentiles are used when ``device.service.scv`` is fitted).
+    ``model``: ``generic``, ``ssd``, ``hdd`` or ``cloud`` (see :data:`MODELS`), which gives the
+    base stack and the default parameters; ``base_stack`` replaces the base stack.
+    ``params``: dotted keys from :data:`PARAMETERS` to fit (default: the model's).
+    ``holdout``: ``{key: [values]}``: points whose key (``iodepth``, ``threads``, ``numjobs``,
+    ``qd``, ``outstanding`` or any param of the points) has one of the values are not fitted
+    but predicted. ``bounds`` overrides parameter ranges. ``ios``: I/Os per point in the final
+    simulation; ``fit_ios`` per point while fitting the scv. ``rel_noise``: the smallest
+    relative error assumed for the confidence intervals (published figures are rounded).
+    ``verify=False`` skips the simulation and reports the analytic predictions.
+    """
+    if model not in MODELS:
+        raise SpecError(f"fit: unknown model {model!r}; choose one of {', '.join(MODELS)}")
+    mdl = MODELS[model]
+    if isinstance(params, str):
+        params = [params]
+    names = list(params) if params is not None else list(mdl.params)
+    if not names:
+        raise SpecError("fit: no parameters to fit (params is empty)")
+    for n in names:
+        if n not in PARAMETERS:
+            raise SpecError(
+                f"fit: unknown parameter {n!r}; fittable parameters: {', '.join(PARAMETERS)}"
+            )
+    if len(set(names)) != len(names):
+        raise SpecError(f"fit: parameters listed twice: {names}")
+    if not (isinstance(rel_noise, (int, float)) and rel_noise >= 0):
+        raise SpecError(f"fit: rel_noise must be a number >= 0 (got {rel_noise!r})")
+    base = base_stack if base_stack is not None else mdl.stack()
+    if not isinstance(base, Stack):
+        raise SpecError(f"fit: base_stack must be an iosim.Stack (got {type(base).__name__})")
+    if base.device.kind != "generic":
+        raise SpecError(
+            f"fit: device.kind {base.device.kind!r} cannot be fitted yet; the fit models use "
+            "the generic device"
+        )
+    pts = _points(curve, None)
+    # -- split fitted / held out
+    held: set[int] = set()
+    for key, values in (holdout or {}).items():
+        if not _known_key(pts, key):
+            raise SpecError(
+                f"fit: holdout key {key!r} is not a property of the points (use iodepth, "
+                "numjobs, threads, qd, outstanding or a param of the measurement)"
+            )
+        vals = [values] if isinstance(values, (str, int, float)) else list(values)
+        matched = {p.index for p in pts if _match(p, key, vals)}
+        if not matched:
+            raise SpecError(f"fit: holdout {key}={','.join(map(str, vals))} matches no point")
+        held |= matched
+    train = [p for p in pts if p.index not in held]
+    if not train:
+        raise SpecError("fit: every point is held out; nothing is left to fit")
+    if params is None and any(m in p.measured for p in train for m in PCT_METRICS):
+        # measured percentiles: fit the service variability too (by simulation)
+        names.append("device.service.scv")
+    bnds = {n: (PARAMETERS[n].lo, PARAMETERS[n].hi) for n in names}
+    bnds.update({k: v for k, v in mdl.bounds.items() if k in bnds})
+    for k, v in (bounds or {}).items():
+        if k not in bnds:
+            raise SpecError(f"fit: bounds given for {k!r}, which is not fitted")
+        try:
+            lo, hi = float(v[0]), float(v[1])
+        except (TypeError, ValueError, IndexError):
+            raise SpecError(f"fit: bounds for {k} must be a pair (lo, hi) (got {v!r})") from None
+        if not 0 <= lo < hi or (PARAMETERS[k].log and lo <= 0):
+            raise SpecError(
+                f"fit: bounds for {k} must satisfy 0 <= lo < hi, lo > 0 on a log scale (got {v!r})"
+            )
+        bnds[k] = (lo, hi)
+    mean_names = [n for n in names if n not in _SIM_ONLY]
+    metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS if m in p.measured]
+    warnings: list[str] = []
+    n_res = len(metrics)
+    dof = n_res - len(mean_names)
+    if mean_names and dof <= 0:
+        warnings.append(
+            f"{n_res} measured numbers for {len(mean_names)} parameters: the fit is not "
+            "determined by the data (no degrees of freedom left); add points or fix parameters"
+        )
+    flat0 = _Flat.of(base)
+    values: dict[str, float] = {}
+    rms = 0.0
+    cov_params: dict[str, FitParam] = {}
+    if mean_names:
+        prob = _Problem(mean_names, bnds)
+
+        def fun(x):
+            return _residuals(flat0, mean_names, prob, x, train, metrics)
+
+        best = None
+        starts = _initial(mean_names, train, flat0, bnds)
+        # screen the starts with one evaluation each; optimise from the three best
+        costs = [float(np.sum(fun(prob.to_x(s)) ** 2)) for s in starts]
+        order = np.argsort(costs, kind="stable")[:3]
+        for start in (starts[i] for i in order):
+            try:
+                res = _lsq(fun, prob.to_x(start), prob.lo, prob.hi)
+            except ValueError:
+                continue
+            if best is None or res.cost < best.cost - 1e-15:
+                best = res
+        if best is None:  # pragma: no cover - least_squares raised for every start
+            raise SpecError("fit: the optimiser failed from every starting point")
+        x_best = best.x
+        # integers: try the neighbours, re-fitting the continuous rest
+        ints = [i for i, n in enumerate(mean_names) if PARAMETERS[n].integer]
+        if ints:
+            x_best, best = _round_integers(fun, prob, best, ints)
+        values.update(prob.values(x_best))
+        for i in ints:
+            values[mean_names[i]] = float(round(values[mean_names[i]]))
+        res_vec = fun(x_best)
+        rms = float(np.sqrt(np.mean(res_vec**2))) if len(res_vec) else 0.0
+        # Jacobian at the continuous optimum (integers relaxed) for the covariance
+        x_cont = best.x
+        jac = _jacobian(fun, x_cont, prob)
+        cov_params = _intervals(
+            prob,
+            mean_names,
+            x_cont,
+            values,
+            jac,
+            fun(x_cont),
+            dof,
+            rel_noise,
+            bnds,
+            warnings,
+            getattr(best, "active_mask", np.zeros(len(x_cont))),
+        )
+    # -- percentiles by simulation
+    stack = _build_stack(base, values)
+    if "device.service.scv" in names:
+        v, p = _fit_scv(
+            stack,
+            train,
+            values,
+            bnds["device.service.scv"],
+            fit_ios,
+            seed,
+            engine,
+            rel_noise,
+            warnings,
+        )
+        values["device.service.scv"] = v
+        cov_params["device.service.scv"] = p
+        stack = _build_stack(base, values)
+    params_out = {n: cov_params[n] for n in names}
+    # -- verification by simulation at every point
+    lo_n = min(p.n for p in train)
+    hi_n = max(p.n for p in train)
+    surro = _predict_flat(_flat_with(flat0, values), [p.workload for p in pts])
+    rows = []
+    for p, s in zip(pts, surro, strict=True):
+        pred: dict[str, float] = {}
+        half: dict[str, float] = {}
+        if verify:
+            r = simulate(stack, p.workload, ios=ios, seed=seed, engine=engine)
+            for m in METRICS:
+                v = _f(getattr(r, m))
+                if v is not None:
+                    pred[m] = v
+            for m, h in (("iops", r.iops_ci95), ("lat_mean_s", r.lat_mean_ci95_s)):
+                if _f(h) is not None:
+                    half[m] = float(h)
+            used_engine = r.engine or engine
+        else:
+            pred = dict(s)
+            used_engine = "theory"
+        err = {m: 100.0 * (pred[m] - meas) / meas for m, meas in p.measured.items() if m in pred}
+        why = _extrapolation(p.workload, (lo_n, hi_n), train[0].workload)
+        extrap = p.index in held and why is not None
+        if extrap:
+            warnings.append(f"held-out {why}")
+        rows.append(
+            {
+                "set": "holdout" if p.index in held else "fit",
+                **_jsonable(p.label),
+                "measured": dict(p.measured),
+                "predicted": pred,
+                "error": err,
+                "predicted_ci95": half,
+                "surrogate": s,
+                "extrapolated": extrap,
+            }
+        )
+    if hi_n > 1:
+        # a knee never reached: units / caps are only bounded from below
+        top = max(train, key=lambda q: q.n)
+        if (
+            "device.units" in values
+            and values["device.units"] >= top.n
+            and any(n in names for n in ("device.units",))
+        ):
+            warnings.append(
+                f"the fitted points never load the device beyond its {values['device.units']:g} "
+                f"units (largest fitted depth {top.n}): the knee is not in the data, so "
+                "device.units is only bounded from below"
+            )
+    order = sorted(range(len(rows)), key=lambda i: (pts[i].n, i))
+    rows = [rows[i] for i in order]
+    mape, by_set = _mape(rows)
+    return FitResult(
+        model=model,
+        stack=stack,
+        workload=train[0].workload,
+        params=params_out,
+        points=rows,
+        mape=mape,
+        mape_by_set=by_set,
+        warnings=_dedupe(warnings),
+        fitted_range=(lo_n, hi_n),
+        engine=used_engine if rows else engine,
+        seed=seed,
+        ios=ios,
+        surrogate_rms=rms,
+    )
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for w in items:
+        if w not in seen:
+            seen.add(w)
+            out.append(w)
+    return out
+
+
+def _flat_with(flat0: _Flat, values: Mapping[str, float]) -> _Flat:
+    flat = _Flat(**flat0.__dict__)
+    for k, v in values.items():
+        flat.set(k, v)
+    return flat
+
+
+def _round_integers(fun, prob: _Problem, best, ints: list[int]):
+    """Round the integer parameters to the neighbour (floor/ceil) that fits best, re-fitting
+    the continuous ones with the integers held."""
+    x = best.x.copy()
+    options = []
+    for i in ints:
+        v = math.exp(x[i]) if prob.defs[i].log else x[i]
+        cands = sorted({max(math.floor(v), 1), max(math.ceil(v), 1)})
+        options.append([prob._t(prob.defs[i], c) for c in cands])
+    free = [i for i in range(len(x)) if i not in ints]
+    best_x, best_cost = None, math.inf
+    for combo in _product(options):
+        xi = x.copy()
+        for i, c in zip(ints, combo, strict=True):
+            xi[i] = c
+        if free:
+
+            def sub(y, xi=xi):
+                z = xi.copy()
+                z[free] = y
+                return fun(z)
+
+            try:
+                r = _lsq(
+                    sub,
+                    np.clip(xi[free], prob.lo[free] + 1e-12, prob.hi[free] - 1e-12),
+                    prob.lo[free],
+                    prob.hi[free],
+                )
+                xi[free] = r.x
+                cost = r.cost
+            except ValueError:
+                continue
+        else:
+            cost = 0.5 * float(np.sum(fun(xi) ** 2))
+        if cost < best_cost:
+            best_x, best_cost = xi, cost
+    return (best_x if best_x is not None else x), best
+
+
+def _product(options: list[list[float]]):
+    if not options:
+        yield ()
+        return
+    for head in options[0]:
+        for rest in _product(options[1:]):
+            yield (head, *rest)
+
+
+def _jacobian(fun, x: np.ndarray, prob: _Problem) -> np.ndarray:
+    """Central differences, stepping inward at a bound."""
+    f0 = fun(x)
+    jac = np.zeros((len(f0), len(x)))
+    for i in range(len(x)):
+        span = prob.hi[i] - prob.lo[i]
+        h = 1e-4 * max(1.0, abs(x[i])) if prob.defs[i].log else 1e-4 * max(abs(x[i]), 1e-3 * span)
+        h = max(h, 1e-9 * span)
+        up, dn = x.copy(), x.copy()
+        up[i] = min(x[i] + h, prob.hi[i])
+        dn[i] = max(x[i] - h, prob.lo[i])
+        if up[i] == dn[i]:
+            continue
+        jac[:, i] = (fun(up) - fun(dn)) / (up[i] - dn[i])
+    return jac
+
+
+def _intervals(
+    prob: _Problem,
+    names: list[str],
+    x: np.ndarray,
+    values: dict[str, float],
+    jac: np.ndarray,
+    res: np.ndarray,
+    dof: int,
+    rel_noise: float,
+    bnds: dict[str, tuple[float, float]],
+    warnings: list[str],
+    active: np.ndarray,
+) -> dict[str, FitParam]:
+    n_res, k = jac.shape
+    ssr = float(np.sum(res**2))
+    s2 = max(ssr / dof if dof > 0 else 0.0, rel_noise**2)
+    tq = float(stats.t.ppf(0.975, max(dof, 1)))
+    jtj = jac.T @ jac
+    col = np.sqrt(np.diag(jtj))
+    scale = np.where(col > 0, col, 1.0)
+    norm = jtj / np.outer(scale, scale)
+    try:
+        inv = np.linalg.pinv(norm, rcond=1e-10) / np.outer(scale, scale)
+    except np.linalg.LinAlgError:  # pragma: no cover
+        inv = np.full((k, k), np.inf)
+    var = s2 * np.diag(inv)
+    out: dict[str, FitParam] = {}
+    # flat directions and correlations
+    flat_tol = 1e-6
+    for i, n in enumerate(names):
+        d = prob.defs[i]
+        lo, hi = bnds[n]
+        span = prob.hi[i] - prob.lo[i]
+        at_lo = active[i] < 0 or x[i] - prob.lo[i] <= 1e-6 * span
+        at_hi = active[i] > 0 or prob.hi[i] - x[i] <= 1e-6 * span
+        flat = col[i] < flat_tol
+        if flat or not np.isfinite(var[i]):
+            ci = (lo, hi)
+        else:
+            half = tq * math.sqrt(max(var[i], 0.0))
+            a, b = x[i] - half, x[i] + half
+            if d.log:
+                ci = (math.exp(max(a, prob.lo[i])), math.exp(min(b, prob.hi[i])))
+            else:
+                ci = (max(a, lo), min(b, hi))
+        v = values[n]
+        if d.integer:
+            ci = (float(math.floor(ci[0])), float(math.ceil(ci[1])))
+            ci = (max(ci[0], lo), min(ci[1], hi))
+        ci = (min(ci[0], v), max(ci[1], v))
+        determined = True
+        if flat:
+            determined = False
+            warnings.append(
+                f"{n}: the objective is flat in this parameter (no fitted point is sensitive "
+                "to it), so it is not determined by the data"
+            )
+        elif at_lo or at_hi:
+            # a host overhead of zero with a tight upper limit is a finding, not a failure
+            determined = n == "host.overhead" and at_lo and ci[1] < 0.1 * _ref_scale(values)
+            warnings.append(
+                f"{n} = {_fmt(v, d.unit)} is at its {'lower' if at_lo else 'upper'} bound "
+                f"({_fmt(lo if at_lo else hi, d.unit)}): the data push it there; the fit is "
+                "poorly determined in this direction"
+            )
+        else:
+            wide = (
+                (ci[1] / ci[0] > 10.0)
+                if (d.log and ci[0] > 0)
+                else ((ci[1] - ci[0]) > 0.9 * (hi - lo))
+            )
+            if wide or ci[0] <= lo * (1 + 1e-9) and ci[1] >= hi * (1 - 1e-9):
+                determined = False
+                warnings.append(
+                    f"{n} is poorly determined: its 95 % interval spans "
+                    f"{_fmt(ci[0], d.unit)} .. {_fmt(ci[1], d.unit)}"
+                )
+        out[n] = FitParam(n, v, ci, (lo, hi), d.unit, bool(at_lo or at_hi), determined, d.doc)
+    # confounded pairs
+    if k > 1:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sd = np.sqrt(np.abs(np.diag(inv)))
+            corr = inv / np.outer(sd, sd)
+        for i in range(k):
+            for j in range(i + 1, k):
+                c = corr[i, j]
+                if np.isfinite(c) and abs(c) > 0.995 and col[i] > flat_tol and col[j] > flat_tol:
+                    warnings.append(
+                        f"{names[i]} and {names[j]} are confounded (correlation {c:+.3f}): the "
+                        "data fix a combination of them, not each one"
+                    )
+                    out[names[i]].determined = out[names[j]].determined = False
+    return out
+
+
+def _ref_scale(values: Mapping[str, float]) -> float:
+    return values.get("device.service", 1e-3)
+
+
+def _fit_scv(
+    stack: Stack,
+    train: list[_Point],
+    values: dict[str, float],
+    bounds: tuple[float, float],
+    fit_ios: int,
+    seed: int,
+    engine: str,
+    rel_noise: float,
+    warnings: list[str],
+) -> tuple[float, FitParam]:
+    """The service scv by simulation against measured percentiles (lognormal service, same
+    seed at every evaluation so the objective is smooth in the scv)."""
+    d = PARAMETERS["device.service.scv"]
+    targets = [(p, m) for p in train for m in PCT_METRICS if m in p.measured]
+    if not targets:
+        warnings.append(
+            "device.service.scv: the points have no latency percentiles, so the service "
+            "variability cannot be fitted; kept at 1 (exponential)"
+        )
+        return 1.0, FitParam(d.name, 1.0, bounds, bounds, d.unit, False, False, d.doc)
+    mean = values.get("device.service", stack.device.service.mean_s)
+    cache: dict[float, np.ndarray] = {}
+
+    def residuals(log_scv: float) -> np.ndarray:
+        key = round(log_scv, 6)
+        if key in cache:
+            return cache[key]
+        s, _ = apply_overrides(stack, None, {"device.service": LogNormal(mean, math.exp(log_scv))})
+        out = []
+        sims: dict[int, Results] = {}
+        for p, m in targets:
+            if p.index not in sims:
+                sims[p.index] = simulate(s, p.workload, ios=fit_ios, seed=seed, engine=engine)
+            v = _f(getattr(sims[p.index], m))
+            out.append(math.log(v / p.measured[m]) if v and v > 0 else 10.0)
+        cache[key] = np.array(out)
+        return cache[key]
+
+    def ssr(t: float) -> float:
+        return float(np.sum(residuals(t) ** 2))
+
+    lo, hi = math.log(bounds[0]), math.log(bounds[1])
+    grid = np.linspace(lo, hi, 5)
+    vals = [ssr(t) for t in grid]
+    i = int(np.argmin(vals))
+    a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    r = optimize.minimize_scalar(
+        ssr, bounds=(a, b), method="bounded", options={"xatol": 0.05, "maxiter": 10}
+    )
+    t = float(r.x) if r.fun <= vals[i] else float(grid[i])
+    f0 = ssr(t)
+    n = len(targets)
+    dof = max(n - 1, 1)
+    s2 = max(f0 / dof if n > 1 else 0.0, rel_noise**2)
+    # curvature of the sum of squares on the log scale -> standard error
+    h = 0.15
+    fp, fm = ssr(min(t + h, hi)), ssr(max(t - h, lo))
+    curv = (fp - 2 * f0 + fm) / h**2
+    at_bound = t - lo < 0.05 or hi - t < 0.05
+    determined = True
+    if curv > 1e-12:
+        half = float(stats.t.ppf(0.975, dof)) * math.sqrt(2 * s2 / curv)
+        ci = (math.exp(max(t - half, lo)), math.exp(min(t + half, hi)))
+    else:
+        ci = bounds
+        determined = False
+        warnings.append(
+            "device.service.scv: the percentiles hardly change with the service variability "
+            "(flat objective), so it is not determined by the data"
+        )
+    v = math.exp(t)
+    if at_bound:
+        determined = False
+        warnings.append(
+            f"device.service.scv = {v:.3g} is at a bound of its range "
+            f"({bounds[0]:g}..{bounds[1]:g}): poorly determined"
+        )
+    elif ci[1] / ci[0] > 10:
+        determined = False
+        warnings.append(
+            f"device.service.scv is poorly determined: its 95 % interval spans "
+            f"{ci[0]:.3g} .. {ci[1]:.3g}"
+        )
+    return v, FitParam(d.name, v, ci, bounds, d.unit, at_bound, determined, d.doc)
+
+
+def _mape(rows: list[dict]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    def agg(sel):
+        out = {}
+        for m in METRICS:
+            errs = [abs(r["error"][m]) for r in sel if m in r["error"]]
+            if errs:
+                out[m] = float(np.mean(errs))
+        return out
+
+    by = {}
+    for s in ("fit", "holdout"):
+        sel = [r for r in rows if r["set"] == s]
+        if sel:
+            by[s] = agg(sel)
+    return agg(rows), by
+
+
+# -- reading measured curves ---------------------------------------------------------------
+
+_UNIT = {
+    "ms": 1e-3,
+    "us": 1e-6,
+    "ns": 1e-9,
+    "s": 1.0,
+    "pct": 0.01,
+    "MiBps": 1024.0**2,
+    "MBps": 1e6,
+    "KiBps": 1024.0,
+    "kBps": 1e3,
+    "Bps": 1.0,
+    "bytes": 1.0,
+}
+_LAT = {
+    "lat_mean": "lat_mean_s",
+    "lat_p50": "lat_p50_s",
+    "lat_p90": "lat_p90_s",
+    "lat_p95": "lat_p95_s",
+    "lat_p99": "lat_p99_s",
+    "lat_p999": "lat_p999_s",
+    "lat_max": "lat_max_s",
+    "await": "block_lat_mean_s",
+}
+
+
+def read_table(path: str | os.PathLike) -> Curve:
+    """A CSV table of measured points (the convention of ``data/``: one row per point, unit
+    suffixes ``_ms``, ``_us``, ``_s``, ``_pct``, ``_MiBps``, ``_MBps``, ``_KiBps``, ``_bytes``;
+    ``threads`` = jobs of depth 1, ``qd`` = one job of that depth) as a :class:`Curve`."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"{p}: no such file") from None
+    rows = list(csv.DictReader(text.splitlines()))
+    if not rows:
+        raise SpecError(f"{p}: the table has no rows")
+    points = []
+    for lineno, row in enumerate(rows, start=2):
+        r = Results()
+        params: dict[str, Any] = {"source": f"{p.name}:{lineno}"}
+        for col, raw in row.items():
+            if col is None or raw is None:
+                continue
+            col, raw = col.strip(), raw.strip()
+            if raw == "":
+                continue
+            num = _f(raw)
+            stem, _, suffix = col.rpartition("_")
+            if col in ("iops", "read_iops", "write_iops", "aqu_sz"):
+                _need(num, p, lineno, col)
+                setattr(r, col, num)
+            elif stem in _LAT and suffix in _UNIT:
+                _need(num, p, lineno, col)
+                setattr(r, _LAT[stem], num * _UNIT[suffix])
+            elif stem == "bw" and suffix in _UNIT:
+                _need(num, p, lineno, col)
+                r.bandwidth_Bps = num * _UNIT[suffix]
+            elif col == "util_pct":
+                _need(num, p, lineno, col)
+                r.util = num / 100.0
+            elif col in ("threads", "qd", "numjobs", "iodepth"):
+                if num is None or num < 1 or num != int(num):
+                    raise SpecError(
+                        f"{p}:{lineno}: {col} must be a whole number >= 1 (got {raw!r})"
+                    )
+                params[col] = int(num)
+            elif col == "bs_bytes":
+                params["block_size_bytes"] = num if num is not None else raw
+            elif col == "span_bytes":
+                params["span_bytes"] = num if num is not None else raw
+            else:
+                params[col] = num if num is not None else raw
+        if "threads" in params:
+            params.setdefault("numjobs", params["threads"])
+            params.setdefault("iodepth", 1)
+        if "qd" in params:
+            params.setdefault("iodepth", params["qd"])
+            params.setdefault("numjobs", 1)
+        r.params = params
+        points.append(r)
+    x = next((k for k in ("threads", "qd", "iodepth", "numjobs") if k in rows[0]), None)
+    return Curve(points, x=x, label=p.stem)
+
+
+def _need(num, p, lineno, col):
+    if num is None:
+        raise SpecError(f"{p}:{lineno}: {col} must be a number")
+
+
+def load_curve(files: Sequence[str | os.PathLike]) -> Curve:
+    """Measured points from files: CSV tables (:func:`read_table`) or any trace format
+    ``iosim.traces.read`` understands (fio JSON/text, sysbench, vdbench ...)."""
+    if not files:
+        raise SpecError("fit: give at least one measurement file")
+    points: list[Results] = []
+    for f in files:
+        path = Path(f)
+        if not path.exists():
+            raise SpecError(f"{path}: no such file")
+        if path.suffix.lower() == ".csv":
+            points.extend(read_table(path).points)
+            continue
+        try:
+            from . import traces
+        except ImportError:  # pragma: no cover - traces ships with iosim
+            raise SpecError(f"{path}: reading traces needs iosim.traces") from None
+        reader = getattr(traces, "read", None)
+        if reader is None:
+            raise SpecError(f"{path}: this build of iosim.traces has no read(); use a CSV table")
+        got = reader(str(path))
+        items = got.points if isinstance(got, Curve) else [got]
+        for r in items:
+            r.params.setdefault("source", path.name)
+        points.extend(items)
+    return Curve(points, label="measured")
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def run_cli(
+    files: list[str],
+    model: str,
+    holdout: dict[str, list[str]] | None,
+    as_json: bool,
+    *,
+    params: list[str] | None = None,
+    ios: int = 8000,
+    seed: int = 1,
+) -> int:
+    """``iosim fit FILE... --model M [--holdout KEY=v,...] [--json]``: print the fit, return 0.
+
+    ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
+    and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
+    ValueError) with a one-line message."""
+    curve = load_curve(files)
+    res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed)
+    if as_json:
+        print(res.to_json())
+    else:
+        print(res.report())
+    return 0
