@@ -78,10 +78,16 @@ class Workload(Spec):
     def validate(self):
         self.require(0 <= self.rwmixread <= 100, "rwmixread", "between 0 and 100 (percent)")
         self.require(
-            self.block_size_bytes >= 512 and self.block_size_bytes % 512 == 0,
+            512 <= self.block_size_bytes <= self.span_bytes and self.block_size_bytes % 512 == 0,
             "block_size_bytes",
-            "a multiple of 512 bytes, at least 512",
+            f"a multiple of 512 bytes, at least 512 and at most span_bytes = {self.span_bytes:g}",
         )
+        if self.bssplit:
+            self.require(
+                all(512 <= b <= self.span_bytes and b % 512 == 0 for b, _ in self.bssplit),
+                "bssplit",
+                "sizes that are multiples of 512 bytes, at least 512 and at most span_bytes",
+            )
         self.require(self.numjobs >= 1, "numjobs", ">= 1")
         self.require(self.iodepth >= 1, "iodepth", ">= 1")
         if self.rate_iops is not None:
