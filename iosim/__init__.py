@@ -3,8 +3,11 @@
 Describe a workload and a stack, simulate them, compare with theory and with real measurements.
 """
 
-from . import presets, theory
+from . import presets, theory, traces
+from .claims import check_claim
 from .dists import parse_dist
+from .export import to_fio_json, write_fio_json
+from .fit import FitResult, fit
 from .results import Curve, Results
 from .simulate import UnstableError, open_loop_capacity_iops, simulate, sweep
 from .spec import SpecError
@@ -16,6 +19,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Curve",
+    "FitResult",
     "Results",
     "SpecError",
     "Stack",
@@ -23,7 +27,9 @@ __all__ = [
     "UnstableError",
     "Workload",
     "apply_overrides",
+    "check_claim",
     "dump_toml",
+    "fit",
     "load_toml",
     "open_loop_capacity_iops",
     "parse_dist",
@@ -31,4 +37,7 @@ __all__ = [
     "simulate",
     "sweep",
     "theory",
+    "to_fio_json",
+    "traces",
+    "write_fio_json",
 ]

@@ -12,7 +12,8 @@ def test_public_api_is_pinned():
     expected = {
         "Curve", "Results", "SpecError", "Stack", "UnitError", "UnstableError", "Workload",
         "apply_overrides", "dump_toml", "load_toml", "open_loop_capacity_iops", "parse_dist",
-        "presets", "simulate", "sweep", "theory",
+        "presets", "simulate", "sweep", "theory", "traces", "fit", "FitResult", "check_claim",
+        "to_fio_json", "write_fio_json",
     }
     assert expected <= set(iosim.__all__)
     for name in iosim.__all__:
