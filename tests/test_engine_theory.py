@@ -12,11 +12,12 @@ from scipy import stats
 import iosim
 from iosim import theory
 from iosim.devices import GenericDevice
+from iosim.engine.recorder import DEFAULT_BATCHES
 from iosim.stack import BlockSpec, HbaSpec, HostSpec, Stack
 from iosim.workload import Workload
 
-# widen the reported 95 % half-width (Student t, 19 dof for 20 batches) to 99 %
-TO_99 = stats.t.ppf(0.995, 19) / stats.t.ppf(0.975, 19)
+# widen the reported 95 % half-width (Student t over the run's batch means) to 99 %
+TO_99 = stats.t.ppf(0.995, DEFAULT_BATCHES - 1) / stats.t.ppf(0.975, DEFAULT_BATCHES - 1)
 UNLIMITED = dict(block=BlockSpec(nr_requests=100_000), hba=HbaSpec(queue_depth=100_000))
 
 

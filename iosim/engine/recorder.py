@@ -18,9 +18,12 @@ import math
 import numpy as np
 from scipy import stats
 
-__all__ = ["LogHist", "TimeAvg", "Batches", "SUB_BUCKETS", "ci95_halfwidth"]
+__all__ = ["LogHist", "TimeAvg", "Batches", "SUB_BUCKETS", "DEFAULT_BATCHES", "ci95_halfwidth"]
 
 SUB_BUCKETS = 64
+# Ten batches: with fewer, longer batches the batch means are closer to independent and
+# normal, and the intervals covered 94-95 % in tests/test_ci_coverage.py (twenty covered 92-93 %).
+DEFAULT_BATCHES = 10
 _OCTAVES = 64  # 1 ns .. 2^63 ns covers any time a storage run can produce
 _NBINS = _OCTAVES * SUB_BUCKETS
 
@@ -163,12 +166,12 @@ class Batches:
     """Batch means over the measured completions (in completion order).
 
     With the run length known in advance, the measured completions are cut into ``nbatch``
-    equal batches; each batch gives a mean latency and a throughput (its completions over its
-    duration). Batches long compared with the system's memory are close to independent, so the
-    Student-t interval of their means is the run's confidence interval.
+    equal batches (ten by default); each batch gives a mean latency and a throughput (its
+    completions over its duration). Batches long compared with the system's memory are close
+    to independent, so the Student-t interval of their means is the run's confidence interval.
     """
 
-    def __init__(self, total: int, nbatch: int = 20):
+    def __init__(self, total: int, nbatch: int = DEFAULT_BATCHES):
         self.nbatch = max(1, min(nbatch, total))
         self.size = max(1, total // self.nbatch)
         self.sums = np.zeros(self.nbatch)
