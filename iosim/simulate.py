@@ -36,6 +36,9 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     part = size / parts
     hold = dev.mean_service_s(part)
     caps = []
+    cap_of = getattr(dev, "cap_iops", None)  # rate caps (cloud token buckets)
+    if cap_of is not None:
+        caps.append(cap_of(workload.read_fraction))
     if hold > 0:
         caps.append(dev.units / hold / parts)
         link = stack.link
@@ -85,7 +88,9 @@ def simulate(
     if not isinstance(workload, Workload):
         raise SpecError(f"workload must be an iosim.Workload (got {type(workload).__name__})")
     if warmup_ios is None:
-        warmup_ios = max(ios // 10, 2 * workload.outstanding)
+        # devices with caches start empty: they say how many I/Os it takes to fill them
+        device_warmup = int(getattr(stack.device, "warmup_ios", 0))
+        warmup_ios = max(ios // 10, 2 * workload.outstanding, device_warmup)
     _check(ios, warmup_ios, seed, engine, replications)
     if workload.open_loop:
         cap = open_loop_capacity_iops(stack, workload)
@@ -158,6 +163,9 @@ def _results(sim: Simulation) -> Results:
         "failovers": sim.failovers,
         "device_completions": rec.device_done,
     }
+    device_counters = getattr(sim.device, "counters", None)
+    if device_counters:
+        r.counters["device"] = dict(device_counters)
     # Little's law per layer, measured: throughput of the layer and its mean latency
     r.extra["layers"] = {
         "host": {"outstanding": r.qd_mean, "throughput": r.iops, "latency_s": r.lat_mean_s},
@@ -231,7 +239,11 @@ def _combine(sims: list[Simulation]) -> Results:
     for q in ("p50", "p90", "p99"):
         vals = np.array([getattr(p, f"lat_{q}_s") for p in parts], dtype=float)
         setattr(out, f"lat_{q}_ci95_s", ci95_halfwidth(vals))
-    out.counters = {k: sum(p.counters[k] for p in parts) for k in parts[0].counters}
+    out.counters = {k: sum(p.counters[k] for p in parts) for k in parts[0].counters
+                    if k != "device"}
+    if "device" in parts[0].counters:
+        out.counters["device"] = {k: sum(p.counters["device"].get(k, 0) for p in parts)
+                                  for k in parts[0].counters["device"]}
     out.extra["replication_iops"] = [p.iops for p in parts]
     out.extra["replication_lat_mean_s"] = [p.lat_mean_s for p in parts]
     return out

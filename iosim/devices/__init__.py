@@ -7,11 +7,33 @@ kind up to find their plumbing for it.
 from __future__ import annotations
 
 from ..spec import SpecError
+from .array import ArrayDevice
+from .cloud import CloudDevice
 from .generic import GenericDevice, generic_service_s
+from .hdd import HddDevice
+from .raid import RaidDevice
+from .ssd import SsdDevice
 
-__all__ = ["DEVICE_KINDS", "device_from_dict", "GenericDevice", "generic_service_s"]
+__all__ = [
+    "DEVICE_KINDS",
+    "ArrayDevice",
+    "CloudDevice",
+    "device_from_dict",
+    "GenericDevice",
+    "HddDevice",
+    "RaidDevice",
+    "SsdDevice",
+    "generic_service_s",
+]
 
-DEVICE_KINDS: dict[str, type] = {"generic": GenericDevice}
+DEVICE_KINDS: dict[str, type] = {
+    "generic": GenericDevice,
+    "hdd": HddDevice,
+    "ssd": SsdDevice,
+    "cloud": CloudDevice,
+    "raid": RaidDevice,
+    "array": ArrayDevice,
+}
 
 
 def device_from_dict(table: dict, where: str = ""):
@@ -20,7 +42,7 @@ def device_from_dict(table: dict, where: str = ""):
         raise SpecError(f"{where}device: expected a table (got {table!r})")
     table = dict(table)
     kind = table.pop("kind", "generic")
-    cls = DEVICE_KINDS.get(kind)
+    cls = DEVICE_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise SpecError(
             f"{where}device.kind must be one of {', '.join(sorted(DEVICE_KINDS))} (got {kind!r})"

@@ -2,18 +2,31 @@
 
 A device model has ``serve(req)``, a generator that returns when the device has finished the
 request, and reports units entering and leaving service through ``recorder.unit_busy``. The
-service times come from the pure functions in ``iosim.devices``.
+service times come from the pure functions in ``iosim.devices``. Models that draw random
+numbers use ``streams["device"]``; RAID members and array groups get views of the streams in
+which that name is ``device.member{i}`` / ``device.group{i}``, so every member has its own
+stream and adding one does not shift the others. Models keep ``counters`` (member I/Os,
+cache hits, throttled requests ...) for inspection after a run.
 """
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from collections.abc import Callable
 
+import numpy as np
 import simpy
 
 from ..devices import generic_service_s
+from ..devices.array import array_group_of, array_read_hit
+from ..devices.cloud import bucket_plan, bucket_take, io_units
+from ..devices.hdd import hdd_move_s, hdd_positioning_s, hdd_rotation_s
+from ..devices.ssd import ssd_die_of, ssd_page_is_slow, ssd_pages
+from ..spec import SpecError
 
-__all__ = ["make_device", "GenericModel", "SIMPY_MODELS"]
+__all__ = ["make_device", "GenericModel", "HddModel", "SsdModel", "CloudModel",
+           "RaidModel", "ArrayModel", "SIMPY_MODELS"]
 
 
 class GenericModel:
@@ -36,7 +49,552 @@ class GenericModel:
             self.rec.unit_busy(-1)
 
 
-SIMPY_MODELS: dict[str, Callable] = {"generic": GenericModel}
+class _OpPool:
+    """Pending media operations as parallel arrays, so SPTF scans thousands of them quickly."""
+
+    FIELDS = ("t", "cyl", "surf", "angle", "xfer", "write")
+
+    def __init__(self, capacity: int = 64):
+        self.n = 0
+        self.a = {f: np.zeros(capacity) for f in self.FIELDS}
+        self.done: list = [None] * capacity
+
+    def __len__(self) -> int:
+        return self.n
+
+    def add(self, done, **vals) -> None:
+        if self.n == len(self.done):
+            for f in self.FIELDS:
+                self.a[f] = np.concatenate([self.a[f], np.zeros(self.n)])
+            self.done.extend([None] * self.n)
+        for f, v in vals.items():
+            self.a[f][self.n] = v
+        self.done[self.n] = done
+        self.n += 1
+
+    def view(self, f: str) -> np.ndarray:
+        return self.a[f][: self.n]
+
+    def pop(self, i: int) -> tuple[dict, object]:
+        """Remove entry ``i`` (the last entry takes its place)."""
+        last = self.n - 1
+        out = {f: float(self.a[f][i]) for f in self.FIELDS}
+        done = self.done[i]
+        for f in self.FIELDS:
+            self.a[f][i] = self.a[f][last]
+        self.done[i] = self.done[last]
+        self.done[last] = None
+        self.n = last
+        return out, done
+
+
+class HddModel:
+    """One actuator behind an NCQ of ``queue_depth`` tags, with an optional write-back cache.
+
+    Host commands take a tag, pay the command overhead, then either enter the write cache
+    (writes, when it is on: acknowledged once an entry is free and the data has crossed the
+    interface) or wait for the actuator. The actuator process picks the next media operation:
+    host commands before destages unless every cache entry is dirty; within each class the
+    oldest first or the shortest positioning time (seek + exact rotational wait) first.
+    """
+
+    def __init__(self, env: simpy.Environment, spec, streams, recorder):
+        self.env = env
+        self.spec = spec
+        self.rng = streams["device"]
+        self.rec = recorder
+        self.tags = simpy.Resource(env, spec.queue_depth)
+        self.queue = _OpPool()
+        self.dirty = _OpPool(max(64, spec.write_cache_entries))
+        self.free_entries = spec.write_cache_entries
+        self.entry_waiters: deque = deque()
+        self.head_cyl = 0.0
+        self.head_surf = 0.0
+        self.ncyl = spec.n_cylinders
+        self.wake: simpy.Event | None = None
+        self.seek = spec.seek_params()
+        self.counters = {"media_reads": 0, "media_writes": 0, "cache_writes": 0}
+        env.process(self._actuator())
+
+    # -- host side ---------------------------------------------------------------------------
+    def _add(self, pool: _OpPool, offset: float, size: float, is_write: bool, done) -> None:
+        spec = self.spec
+        if offset + size > spec.capacity_bytes:
+            raise SpecError(
+                f"an I/O at offset {offset:.0f} + {size:.0f} bytes lies beyond "
+                f"device.capacity_bytes = {spec.capacity_bytes:.0f}: lower workload.span_bytes"
+            )
+        cyl, surf, angle = spec.locate(offset)
+        xfer = float(spec.transfer_s(offset, size))
+        pool.add(done, t=self.env.now, cyl=cyl, surf=surf, angle=angle, xfer=xfer,
+                 write=float(is_write))
+
+    def _kick(self) -> None:
+        if self.wake is not None and not self.wake.triggered:
+            self.wake.succeed()
+
+    def serve(self, req):
+        spec, env = self.spec, self.env
+        with self.tags.request() as tag:
+            yield tag
+            if spec.overhead_s > 0:
+                yield env.timeout(spec.overhead_s)
+            if not req.is_read and spec.write_cache_entries > 0:
+                if self.free_entries > 0 and not self.entry_waiters:
+                    self.free_entries -= 1
+                else:
+                    granted = env.event()
+                    self.entry_waiters.append(granted)
+                    self._kick()
+                    yield granted
+                if math.isfinite(spec.interface_Bps):
+                    yield env.timeout(req.size / spec.interface_Bps)
+                self._add(self.dirty, req.offset, req.size, True, None)
+                self.counters["cache_writes"] += 1
+                self._kick()
+                return
+            done = env.event()
+            self._add(self.queue, req.offset, req.size, not req.is_read, done)
+            self._kick()
+            yield done
+
+    # -- actuator ----------------------------------------------------------------------------
+    def _positioning(self, cyl, surf, angle, settle):
+        spec = self.spec
+        return hdd_positioning_s(self.head_cyl, self.head_surf, self.env.now, cyl, surf, angle,
+                                 settle, spec.rpm, self.ncyl, *self.seek, spec.head_switch_s)
+
+    def _pick(self, pool: _OpPool, policy: str) -> int:
+        if len(pool) == 1:
+            return 0
+        if policy == "fifo":
+            return int(np.argmin(pool.view("t")))
+        settle = pool.view("write") * self.spec.write_settle_s
+        pos = self._positioning(pool.view("cyl"), pool.view("surf"), pool.view("angle"), settle)
+        return int(np.argmin(pos))
+
+    def _service_s(self, op: dict) -> float:
+        spec = self.spec
+        settle = spec.write_settle_s * op["write"]
+        if spec.rotation == "exact":
+            pos = float(self._positioning(op["cyl"], op["surf"], op["angle"], settle))
+        else:  # the same seek, then a uniformly drawn rotational wait
+            pos = hdd_move_s(self.head_cyl, self.head_surf, op["cyl"], op["surf"], settle,
+                             self.ncyl, *self.seek, spec.head_switch_s)
+            pos += hdd_rotation_s(spec.rpm, self.rng.random())
+        return pos + op["xfer"]
+
+    def _actuator(self):
+        env, spec = self.env, self.spec
+        while True:
+            if not self.queue and not self.dirty:
+                self.wake = env.event()
+                yield self.wake
+                self.wake = None
+                continue
+            cache_full = self.free_entries == 0 and bool(self.entry_waiters)
+            if self.queue and not (cache_full and self.dirty):
+                pool, policy = self.queue, spec.scheduler
+            else:
+                pool, policy = self.dirty, spec.destage
+            op, done = pool.pop(self._pick(pool, policy))
+            self.rec.unit_busy(+1)
+            yield env.timeout(self._service_s(op))
+            self.rec.unit_busy(-1)
+            self.head_cyl = op["cyl"]
+            self.head_surf = op["surf"]
+            if done is not None:
+                self.counters["media_writes" if op["write"] else "media_reads"] += 1
+                done.succeed()
+            else:
+                self.counters["media_writes"] += 1
+                if self.entry_waiters:
+                    self.entry_waiters.popleft().succeed()
+                else:
+                    self.free_entries += 1
+
+
+class SsdModel:
+    """Dies and channels as one-slot resources, the host link per direction, a write buffer.
+
+    A read forks one process per die its pages live on (each holds the die for tR, then the
+    channel for the transfer) and joins them before the data cross the host link. A write
+    crosses the host link, then either takes buffer pages (acknowledged at once, programmed in
+    the background) or, with no buffer, is programmed before it completes.
+    """
+
+    def __init__(self, env: simpy.Environment, spec, streams, recorder):
+        self.env = env
+        self.spec = spec
+        self.rng = streams["device"]
+        self.rec = recorder
+        self.dies = [simpy.Resource(env, 1) for _ in range(spec.dies)]
+        self.channels = [simpy.Resource(env, 1) for _ in range(spec.channels)]
+        finite = math.isfinite(spec.host_interface_Bps)
+        self.link_out = simpy.Resource(env, 1) if finite else None  # device -> host (reads)
+        self.link_in = simpy.Resource(env, 1) if finite else None  # host -> device (writes)
+        self.buffer_free = spec.buffer_pages
+        self.buffer_waiters: deque = deque()
+        self.gc_extra = spec.gc_extra_s() if spec.gc else 0.0
+        self.xfer_page = spec.page_bytes / spec.channel_rate_Bps
+        self.counters = {"page_reads": 0, "page_programs": 0, "buffered_writes": 0}
+
+    def _groups(self, req) -> list[tuple[int, int, list[int]]]:
+        spec = self.spec
+        first, n = ssd_pages(req.offset, req.size, spec.page_bytes)
+        by_die: dict[int, tuple[int, list[int]]] = {}
+        for lpn in range(first, first + n):
+            ch, die = ssd_die_of(lpn, spec.channels, spec.dies_per_channel)
+            by_die.setdefault(die, (ch, []))[1].append(lpn)
+        return [(die, ch, lpns) for die, (ch, lpns) in by_die.items()]
+
+    def _array_time(self, lpns: list[int], fast, slow) -> float:
+        """Array time for a die's pages: multi-plane batches of ``planes_per_die`` pages, each
+        batch as slow as its slowest page."""
+        spec, rng = self.spec, self.rng
+        total = 0.0
+        for k in range(0, len(lpns), spec.planes_per_die):
+            batch = lpns[k:k + spec.planes_per_die]
+            total += max(
+                float((slow if slow is not None and ssd_page_is_slow(lpn, spec.dies) else fast)
+                      .sample(rng))
+                for lpn in batch
+            )
+        return total
+
+    def _channel(self, ch: int, pages: int):
+        if self.xfer_page > 0:
+            with self.channels[ch].request() as bus:
+                yield bus
+                yield self.env.timeout(pages * self.xfer_page)
+
+    def _read_die(self, die: int, ch: int, lpns: list[int]):
+        spec = self.spec
+        with self.dies[die].request() as unit:
+            yield unit
+            self.rec.unit_busy(+1)
+            yield self.env.timeout(self._array_time(lpns, spec.read_s, spec.read_slow_s))
+            yield from self._channel(ch, len(lpns))
+            self.rec.unit_busy(-1)
+        self.counters["page_reads"] += len(lpns)
+
+    def _program_die(self, die: int, ch: int, lpns: list[int], buffered: bool):
+        spec = self.spec
+        with self.dies[die].request() as unit:
+            yield unit
+            self.rec.unit_busy(+1)
+            yield from self._channel(ch, len(lpns))
+            t = self._array_time(lpns, spec.program_s, spec.program_slow_s)
+            yield self.env.timeout(t + self.gc_extra * len(lpns))
+            self.rec.unit_busy(-1)
+        self.counters["page_programs"] += len(lpns)
+        if buffered:
+            self._release_buffer(len(lpns))
+
+    def _release_buffer(self, pages: int) -> None:
+        self.buffer_free += pages
+        while self.buffer_waiters and self.buffer_waiters[0][0] <= self.buffer_free:
+            need, ev = self.buffer_waiters.popleft()
+            self.buffer_free -= need
+            ev.succeed()
+
+    def _link(self, wire, nbytes: float):
+        if wire is not None:
+            with wire.request() as turn:
+                yield turn
+                yield self.env.timeout(nbytes / self.spec.host_interface_Bps)
+
+    def serve(self, req):
+        env, spec = self.env, self.spec
+        if spec.controller_overhead_s > 0:
+            yield env.timeout(spec.controller_overhead_s)
+        groups = self._groups(req)
+        if req.is_read:
+            procs = [env.process(self._read_die(d, c, lp)) for d, c, lp in groups]
+            yield simpy.AllOf(env, procs)
+            yield from self._link(self.link_out, req.size)
+            return
+        yield from self._link(self.link_in, req.size)
+        pages = sum(len(lp) for _, _, lp in groups)
+        if 0 < pages <= spec.buffer_pages:
+            if self.buffer_free >= pages and not self.buffer_waiters:
+                self.buffer_free -= pages
+            else:
+                ev = env.event()
+                self.buffer_waiters.append((pages, ev))
+                yield ev
+            self.counters["buffered_writes"] += 1
+            for d, c, lp in groups:
+                env.process(self._program_die(d, c, lp, True))
+            return
+        procs = [env.process(self._program_die(d, c, lp, False)) for d, c, lp in groups]
+        yield simpy.AllOf(env, procs)
+
+
+class CloudModel:
+    """Token buckets (reserved in arrival order) in front of a pool of back-end units."""
+
+    def __init__(self, env: simpy.Environment, spec, streams, recorder):
+        self.env = env
+        self.spec = spec
+        self.rng = streams["device"]
+        self.rec = recorder
+        self.units = simpy.Resource(env, spec.units)
+        # [name, rate, capacity, what, tokens, t_last]. Burst credits start full (a fresh
+        # volume); rate caps start empty, so a short run measures the steady rate rather than
+        # the bucket depth it began with.
+        self.buckets = [[n, r, c, w, c if n == "iops" and spec.burst_iops > 0 else 0.0, 0.0]
+                        for n, r, c, w in bucket_plan(spec)]
+        self.counters = {"throttled": 0, "throttle_s": 0.0}
+
+    def _cost(self, what: str, req) -> float:
+        spec = self.spec
+        ops = io_units(req.size, spec.io_unit_bytes)
+        if what == "ops":
+            return ops
+        if what == "bytes":
+            return req.size
+        if what == "read_ops":
+            return ops if req.is_read else 0.0
+        if what == "write_ops":
+            return 0.0 if req.is_read else ops
+        if what == "read_bytes":
+            return req.size if req.is_read else 0.0
+        if what == "write_bytes":
+            return 0.0 if req.is_read else req.size
+        if what == "op_share":
+            return ops / (spec.read_iops_limit if req.is_read else spec.write_iops_limit)
+        return req.size / (spec.read_bandwidth_limit_Bps if req.is_read
+                           else spec.write_bandwidth_limit_Bps)
+
+    def serve(self, req):
+        env, spec = self.env, self.spec
+        wait = 0.0
+        for b in self.buckets:
+            cost = self._cost(b[3], req)
+            if cost == 0.0:
+                continue
+            b[4], w = bucket_take(b[4], b[5], env.now, b[1], b[2], cost)
+            b[5] = env.now
+            wait = max(wait, w)
+        if wait > 0:
+            self.counters["throttled"] += 1
+            self.counters["throttle_s"] += wait
+            yield env.timeout(wait)
+        dist = spec.latency if req.is_read or spec.write_latency is None else spec.write_latency
+        with self.units.request() as unit:
+            yield unit
+            self.rec.unit_busy(+1)
+            yield env.timeout(float(dist.sample(self.rng)) + req.size / spec.media_rate_Bps)
+            self.rec.unit_busy(-1)
+
+
+class _Prefixed:
+    """A member's view of the run's streams: its "device" stream is "device.member{i}" (and a
+    nested member's is "device.member{i}.member{j}"), so members draw independent numbers."""
+
+    def __init__(self, streams, prefix: str):
+        self.streams = streams
+        self.prefix = prefix
+
+    def __getitem__(self, name: str):
+        if name == "device" or name.startswith("device."):
+            name = self.prefix + name[len("device"):]
+        return self.streams[name]
+
+
+class _MemberReq:
+    """A member I/O: what a device model reads from a request."""
+
+    __slots__ = ("io", "is_read", "size", "offset", "extra")
+
+    def __init__(self, is_read: bool, size: float, offset: float):
+        self.io = None
+        self.is_read = is_read
+        self.size = size
+        self.offset = offset
+        self.extra: dict = {}
+
+
+class Coalescer:
+    """Completion (interrupt) coalescing: completions are reported in batches of ``count``, or
+    ``timeout_s`` after the first pending one, whichever comes first."""
+
+    def __init__(self, env: simpy.Environment, count: int, timeout_s: float):
+        self.env = env
+        self.count = count
+        self.timeout_s = timeout_s
+        self.pending: list = []
+        self.epoch = 0
+
+    def report(self) -> simpy.Event:
+        ev = self.env.event()
+        if self.count <= 1:
+            ev.succeed()
+            return ev
+        self.pending.append(ev)
+        if len(self.pending) >= self.count:
+            self._flush()
+        elif len(self.pending) == 1:
+            self.env.process(self._timer(self.epoch))
+        return ev
+
+    def _flush(self) -> None:
+        batch, self.pending = self.pending, []
+        self.epoch += 1
+        for ev in batch:
+            ev.succeed()
+
+    def _timer(self, epoch: int):
+        yield self.env.timeout(self.timeout_s)
+        if epoch == self.epoch and self.pending:
+            self._flush()
+
+
+class RaidModel:
+    """Members built recursively with :func:`make_device`; fork-join of member I/Os; a
+    write-back cache destaged in the background; completion coalescing."""
+
+    def __init__(self, env: simpy.Environment, spec, streams, recorder):
+        self.env = env
+        self.spec = spec
+        self.rec = recorder
+        self.members = [
+            make_device(env, spec.member, _Prefixed(streams, f"device.member{i}"), recorder)
+            for i in range(spec.members)
+        ]
+        self.cache_free = spec.write_cache_bytes
+        self.cache_waiters: deque = deque()
+        self.destage_slots = simpy.Resource(env, spec.destage_limit)
+        self.coalescer = Coalescer(env, spec.coalesce_count, spec.coalesce_timeout_s)
+        self.turn = 0
+        self.counters = {"requests": 0, "member_reads": 0, "member_writes": 0,
+                         "cached_writes": 0, "destages": 0}
+
+    def _member_io(self, ios, is_read: bool):
+        env = self.env
+        key = "member_reads" if is_read else "member_writes"
+        self.counters[key] += len(ios)
+        procs = [env.process(self.members[m].serve(_MemberReq(is_read, nb, off)))
+                 for m, off, nb in ios]
+        if procs:
+            yield simpy.AllOf(env, procs)
+
+    def _execute(self, offset: float, size: float, is_read: bool):
+        self.turn += 1
+        reads, writes = self.spec.map(offset, size, is_read, self.turn)
+        yield from self._member_io(reads, True)
+        yield from self._member_io(writes, False)
+
+    def _destage(self, offset: float, size: float):
+        with self.destage_slots.request() as slot:
+            yield slot
+            yield from self._execute(offset, size, False)
+        self.counters["destages"] += 1
+        self.cache_free += size
+        while self.cache_waiters and self.cache_waiters[0][0] <= self.cache_free:
+            need, ev = self.cache_waiters.popleft()
+            self.cache_free -= need
+            ev.succeed()
+
+    def serve(self, req):
+        env, spec = self.env, self.spec
+        self.counters["requests"] += 1
+        if spec.controller_overhead_s > 0:
+            yield env.timeout(spec.controller_overhead_s)
+        if not req.is_read and 0 < req.size <= spec.write_cache_bytes:
+            if self.cache_free >= req.size and not self.cache_waiters:
+                self.cache_free -= req.size
+            else:
+                ev = env.event()
+                self.cache_waiters.append((req.size, ev))
+                yield ev
+            self.counters["cached_writes"] += 1
+            env.process(self._destage(req.offset, req.size))
+        else:
+            yield from self._execute(req.offset, req.size, req.is_read)
+        yield self.coalescer.report()
+
+
+class ArrayModel:
+    """Front-end cores, read hits, a write-back cache destaged to back-end groups."""
+
+    def __init__(self, env: simpy.Environment, spec, streams, recorder):
+        self.env = env
+        self.spec = spec
+        self.rng = streams["device"]
+        self.rec = recorder
+        self.frontend = simpy.Resource(env, spec.frontend_units)
+        self.groups = [
+            make_device(env, spec.group, _Prefixed(streams, f"device.group{i}"), recorder)
+            for i in range(spec.groups)
+        ]
+        self.cache_free = spec.write_cache_bytes
+        self.cache_waiters: deque = deque()
+        self.destage_slots = simpy.Resource(env, spec.destage_limit)
+        paced = math.isfinite(spec.destage_rate_Bps)
+        self.destage_pace = simpy.Resource(env, 1) if paced else None
+        self.counters = {"read_hits": 0, "read_misses": 0, "cached_writes": 0, "destages": 0,
+                         "backend_writes": 0}
+
+    def _backend(self, offset: float, size: float, is_read: bool):
+        g, goff = array_group_of(offset, self.spec.groups, self.spec.extent_bytes)
+        yield from self.groups[g].serve(_MemberReq(is_read, size, goff))
+
+    def _destage(self, offset: float, size: float):
+        spec, env = self.spec, self.env
+        with self.destage_slots.request() as slot:
+            yield slot
+            if self.destage_pace is not None:
+                with self.destage_pace.request() as pace:
+                    yield pace
+                    yield env.timeout(size / spec.destage_rate_Bps)
+            yield from self._backend(offset, size, False)
+        self.counters["destages"] += 1
+        self.cache_free += size
+        while self.cache_waiters and self.cache_waiters[0][0] <= self.cache_free:
+            need, ev = self.cache_waiters.popleft()
+            self.cache_free -= need
+            ev.succeed()
+
+    def serve(self, req):
+        env, spec = self.env, self.spec
+        with self.frontend.request() as core:
+            yield core
+            self.rec.unit_busy(+1)
+            yield env.timeout(float(spec.frontend_s.sample(self.rng)))
+            self.rec.unit_busy(-1)
+        if req.is_read:
+            if array_read_hit(float(self.rng.random()), spec.read_hit_ratio):
+                self.counters["read_hits"] += 1
+                return
+            self.counters["read_misses"] += 1
+            yield from self._backend(req.offset, req.size, True)
+            return
+        if 0 < req.size <= spec.write_cache_bytes:
+            if self.cache_free >= req.size and not self.cache_waiters:
+                self.cache_free -= req.size
+            else:
+                ev = env.event()
+                self.cache_waiters.append((req.size, ev))
+                yield ev
+            if spec.mirror_s > 0:
+                yield env.timeout(spec.mirror_s)
+            self.counters["cached_writes"] += 1
+            env.process(self._destage(req.offset, req.size))
+            return
+        self.counters["backend_writes"] += 1
+        yield from self._backend(req.offset, req.size, False)
+
+
+SIMPY_MODELS: dict[str, Callable] = {
+    "generic": GenericModel,
+    "hdd": HddModel,
+    "ssd": SsdModel,
+    "cloud": CloudModel,
+    "raid": RaidModel,
+    "array": ArrayModel,
+}
 
 
 def make_device(env, spec, streams, recorder):

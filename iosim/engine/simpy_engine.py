@@ -376,6 +376,9 @@ class Simulation:
             rec.start()
         if self.completed == self.warmup + self.ios and not self.finished.triggered:
             self.t_end = env.now
+            # events already queued for this same instant still run before the stop: they
+            # must not be counted in the measured window
+            rec.measuring = False
             self.finished.succeed()
         io.done.succeed()
 

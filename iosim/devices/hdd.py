@@ -1,0 +1,374 @@
+"""The spinning disk: one actuator, a seek curve, rotation, zoned transfer, NCQ and a write cache.
+
+Physics (pure functions on plain numbers or numpy arrays, shared by every engine):
+
+* Geometry. Addresses are laid out from the outer diameter (OD) inwards and every track holds a
+  number of sectors proportional to its radius (zoned recording), so the media rate falls from
+  ``media_rate_od_Bps`` to ``media_rate_id_Bps`` and the first gigabytes take fewer cylinders
+  than the last ones. :func:`hdd_geometry` maps a capacity fraction to (cylinder fraction, rate
+  factor).
+* Seek. :func:`hdd_seek_s`: zero for no move, otherwise the two-piece curve of Ruemmler and
+  Wilkes (as DiskSim implements it): ``track_to_track + a*sqrt(u)`` for short seeks (the arm
+  accelerates and decelerates) and a straight line beyond ``seek_knee_frac`` of the stroke (it
+  coasts), where ``u`` is the distance as a fraction of all cylinders. The track-to-track time
+  includes the settle time; writes add ``write_settle_s``. :func:`hdd_seek_coeffs` picks ``a``
+  and ``b`` so that the full stroke takes ``full_stroke_s`` and the mean over uniformly random
+  address pairs equals the data-sheet ``avg_seek_s``. Because the curve depends on distance,
+  the address span of a workload changes the mean seek (short-stroking, experiment E7).
+* Rotation. ``rotation = "uniform"`` draws the wait uniformly over a revolution; ``"exact"``
+  gives every address an angle (its position within its track) and computes the wait from the
+  angular position of the platter at the end of the seek (:func:`hdd_rotational_wait_s`), which
+  is what shortest-positioning-time-first scheduling needs.
+* Transfer: size over the zoned media rate at the address; ``overhead_s`` per command.
+
+Queueing (the engine's job): one actuator; at most ``queue_depth`` commands in the drive (NCQ /
+TCQ tags); the next media operation is the oldest (``scheduler = "fifo"``) or the one with the
+shortest seek + rotational wait (``"sptf"``). With ``write_cache_entries > 0`` writes are
+acknowledged once they hold a cache entry and the drive destages dirty entries later, in the
+order ``destage`` says; when every entry is dirty a write waits for a destage to finish, so the
+sustained rate of a write-cached disk is its destage rate at any queue depth (experiment E6).
+Host reads go before destages unless the cache is full.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ..spec import Spec, SpecError, fld
+
+__all__ = [
+    "HddDevice",
+    "hdd_geometry",
+    "hdd_seek_s",
+    "hdd_seek_coeffs",
+    "hdd_mean_seek_s",
+    "hdd_rotation_s",
+    "hdd_rotational_wait_s",
+    "hdd_move_s",
+    "hdd_positioning_s",
+    "hdd_locate",
+    "hdd_track_position",
+    "hdd_transfer_s",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# pure physics
+# ---------------------------------------------------------------------------------------------
+
+
+def hdd_geometry(x, id_od_ratio: float):
+    """Capacity fraction ``x`` (0 = first byte, at the OD) -> (cylinder fraction, rate factor).
+
+    Sectors per track are proportional to the radius r, so the capacity outside radius r is
+    proportional to r_out^2 - r^2. With ``rho = r_in / r_out = media_rate_id / media_rate_od``:
+    r / r_out = sqrt(1 - x (1 - rho^2)); the cylinder fraction is (r_out - r) / (r_out - r_in)
+    and the media rate is ``media_rate_od * r / r_out``.
+    """
+    rho = id_od_ratio
+    if rho >= 1.0:
+        x = np.asarray(x, dtype=float) if not np.isscalar(x) else float(x)
+        return x, x * 0.0 + 1.0
+    r = np.sqrt(1.0 - np.asarray(x, dtype=float) * (1.0 - rho * rho))
+    cyl = (1.0 - r) / (1.0 - rho)
+    if np.ndim(cyl) == 0:
+        return float(cyl), float(r)
+    return cyl, r
+
+
+def hdd_seek_s(distance, track_to_track_s: float, sqrt_coef_s: float, lin_coef_s: float,
+               knee_frac: float):
+    """Seek time for a move of ``distance`` (fraction of all cylinders, 0..1); 0 for no move.
+
+    ``track_to_track_s + sqrt_coef_s * sqrt(u)`` up to the knee, then a straight line of slope
+    ``lin_coef_s`` per full stroke; continuous at the knee.
+    """
+    d = np.asarray(distance, dtype=float)
+    short = np.sqrt(np.minimum(d, knee_frac))
+    long_ = np.maximum(d - knee_frac, 0.0)
+    t = np.where(d > 0.0, track_to_track_s + sqrt_coef_s * short + lin_coef_s * long_, 0.0)
+    return float(t) if t.ndim == 0 else t
+
+
+@functools.lru_cache(maxsize=256)
+def _pair_moments(span_frac: float, id_od_ratio: float, knee_frac: float,
+                  n: int = 1200) -> tuple[float, float]:
+    """E[sqrt(min(d, k))] and E[max(d - k, 0)] for the cylinder distance d between two
+    addresses drawn uniformly from the first ``span_frac`` of the capacity (midpoint rule)."""
+    x = (np.arange(n) + 0.5) / n * span_frac
+    cyl, _ = hdd_geometry(x, id_od_ratio)
+    d = np.abs(cyl[:, None] - cyl[None, :])
+    e_sqrt = float(np.sqrt(np.minimum(d, knee_frac)).mean())
+    e_lin = float(np.maximum(d - knee_frac, 0.0).mean())
+    return e_sqrt, e_lin
+
+
+def hdd_seek_coeffs(track_to_track_s: float, avg_seek_s: float, full_stroke_s: float,
+                    knee_frac: float, id_od_ratio: float) -> tuple[float, float]:
+    """(sqrt_coef_s, lin_coef_s) of the seek curve that takes ``full_stroke_s`` over all
+    cylinders and averages ``avg_seek_s`` over uniformly random pairs of addresses.
+
+    Two linear equations: t2t + a sqrt(k) + b (1 - k) = full and t2t + a E[sqrt(min(d,k))] +
+    b E[max(d-k, 0)] = avg. Raises ValueError when the three figures admit no increasing curve.
+    """
+    e_sqrt, e_lin = _pair_moments(1.0, float(id_od_ratio), float(knee_frac))
+    k = knee_frac
+    m = np.array([[math.sqrt(k), 1.0 - k], [e_sqrt, e_lin]])
+    y = np.array([full_stroke_s - track_to_track_s, avg_seek_s - track_to_track_s])
+    a, b = np.linalg.solve(m, y)
+    if a < 0 or b < 0:
+        # the feasible averages for this t2t and full stroke: b = 0 and a = 0 respectively
+        lo = track_to_track_s + (full_stroke_s - track_to_track_s) * e_lin / (1.0 - k) \
+            if k < 1 else track_to_track_s
+        hi = track_to_track_s + (full_stroke_s - track_to_track_s) * e_sqrt / math.sqrt(k)
+        lo, hi = min(lo, hi), max(lo, hi)
+        raise ValueError(
+            f"device.avg_seek_s must be between {lo * 1e3:.3g} ms and {hi * 1e3:.3g} ms for "
+            f"track_to_track_s = {track_to_track_s * 1e3:.3g} ms and full_stroke_s = "
+            f"{full_stroke_s * 1e3:.3g} ms, or the seek curve would not grow with distance "
+            f"(got {avg_seek_s * 1e3:.4g} ms)"
+        )
+    return float(a), float(b)
+
+
+def hdd_mean_seek_s(span_frac: float, track_to_track_s: float, sqrt_coef_s: float,
+                    lin_coef_s: float, knee_frac: float, id_od_ratio: float) -> float:
+    """Mean seek between two addresses drawn uniformly from the first ``span_frac`` of the
+    disk (the short-stroking effect of a smaller span). Equals ``avg_seek_s`` at 1."""
+    e_sqrt, e_lin = _pair_moments(float(min(max(span_frac, 1e-12), 1.0)), float(id_od_ratio),
+                                  float(knee_frac))
+    return track_to_track_s + sqrt_coef_s * e_sqrt + lin_coef_s * e_lin
+
+
+def hdd_rotation_s(rpm: float, u):
+    """Uniform rotational latency: a fraction ``u`` in [0, 1) of one revolution."""
+    return u * 60.0 / rpm
+
+
+def hdd_rotational_wait_s(target_angle, t_s, rpm: float):
+    """Wait, at time ``t_s``, until ``target_angle`` passes under the head (angle 0 at t = 0)."""
+    rev = 60.0 / rpm
+    head = np.mod(t_s / rev, 1.0)
+    w = np.mod(np.asarray(target_angle, dtype=float) - head, 1.0)
+    # a target exactly under the head (the next block of a stream) must not lose a turn to
+    # rounding: treat "a hair short of a full turn" as no wait
+    w = np.where(w > 1.0 - 1e-6, 0.0, w) * rev
+    return float(w) if w.ndim == 0 else w
+
+
+def hdd_track_position(offset_bytes, capacity_bytes: float, id_od_ratio: float,
+                       n_cylinders: int, heads: int):
+    """Tracks from the OD to an address (``cylinder_fraction * n_cylinders * heads``): the
+    integer part is the track, the fractional part the position along it."""
+    c, _ = hdd_geometry(np.asarray(offset_bytes, dtype=float) / capacity_bytes, id_od_ratio)
+    p = np.minimum(np.asarray(c) * n_cylinders * heads, n_cylinders * heads - 1e-9)
+    return float(p) if np.ndim(p) == 0 else p
+
+
+def hdd_locate(offset_bytes, capacity_bytes: float, id_od_ratio: float, n_cylinders: int,
+               heads: int, head_skew: float, cyl_skew: float):
+    """Where an address lives: (cylinder index, surface, angle in turns).
+
+    Each track starts ``head_skew`` turns after the previous one (``cyl_skew`` when the arm
+    moves to the next cylinder), so a sequential stream finds the next track's first block
+    under the head after the switch.
+    """
+    p = hdd_track_position(offset_bytes, capacity_bytes, id_od_ratio, n_cylinders, heads)
+    track = np.floor(p)
+    cyl = np.floor(track / heads)
+    surf = track - cyl * heads
+    angle = np.mod(p - track + track * head_skew + cyl * (cyl_skew - head_skew), 1.0)
+    if np.ndim(angle) == 0:
+        return float(cyl), float(surf), float(angle)
+    return cyl, surf, angle
+
+
+def hdd_move_s(head_cyl: float, head_surf: float, target_cyl, target_surf, settle_s,
+               n_cylinders: int, track_to_track_s: float, sqrt_coef_s: float, lin_coef_s: float,
+               knee_frac: float, head_switch_s: float):
+    """Arm movement to each target: the seek for another cylinder, a head switch for another
+    surface of the same cylinder, nothing for the same track; plus ``settle_s`` (the write
+    settle) after any move. Cylinders are indices; one target or an array of them."""
+    dcyl = np.abs(np.asarray(target_cyl, dtype=float) - head_cyl)
+    moved = (dcyl > 0) | (np.asarray(target_surf) != head_surf)
+    seek = hdd_seek_s(dcyl / n_cylinders, track_to_track_s, sqrt_coef_s, lin_coef_s, knee_frac)
+    seek = np.where(dcyl > 0, seek, np.where(moved, head_switch_s, 0.0))
+    out = np.where(moved, seek + settle_s, seek)
+    return float(out) if out.ndim == 0 else out
+
+
+def hdd_positioning_s(head_cyl: float, head_surf: float, t_s: float, target_cyl, target_surf,
+                      target_angle, settle_s, rpm: float, n_cylinders: int,
+                      track_to_track_s: float, sqrt_coef_s: float, lin_coef_s: float,
+                      knee_frac: float, head_switch_s: float):
+    """Time from ``t_s`` until the head is over the first byte of each target: the move
+    (:func:`hdd_move_s`) plus the exact rotational wait after it. The key of
+    shortest-positioning-time-first scheduling."""
+    move = hdd_move_s(head_cyl, head_surf, target_cyl, target_surf, settle_s, n_cylinders,
+                      track_to_track_s, sqrt_coef_s, lin_coef_s, knee_frac, head_switch_s)
+    return move + hdd_rotational_wait_s(target_angle, t_s + move, rpm)
+
+
+def hdd_transfer_s(track_start: float, track_end: float, rpm: float):
+    """Media transfer between two track positions (:func:`hdd_track_position`): the platter
+    turns once per track, so the zoned media rate is implied by the geometry."""
+    return (track_end - track_start) * 60.0 / rpm
+
+
+# ---------------------------------------------------------------------------------------------
+# spec
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class HddDevice(Spec):
+    """A hard disk drive. Defaults: the generic 7200 rpm SATA drive of experiment E5."""
+
+    section = "device"
+    kind: ClassVar[str] = "hdd"
+
+    capacity_bytes: float = fld(1000e9, "size")
+    sector_bytes: float = fld(512, "size")
+    rpm: float = fld(7200.0, "rpm")
+    avg_seek_s: float = fld(0.009, "time")
+    track_to_track_s: float = fld(0.0005, "time")
+    full_stroke_s: float = fld(0.018, "time")
+    seek_knee_frac: float = fld(0.15, "fraction")
+    write_settle_s: float = fld(0.0, "time")
+    heads: int = fld(4, "int")
+    head_switch_s: float = fld(0.0, "time")
+    media_rate_od_Bps: float = fld(175e6, "rate")
+    media_rate_id_Bps: float = fld(83e6, "rate")
+    interface_Bps: float = fld(600e6, "rate")
+    overhead_s: float = fld(0.0, "time")
+    rotation: str = fld("exact", "choice", choices=("exact", "uniform"))
+    queue_depth: int = fld(32, "int")
+    scheduler: str = fld("fifo", "choice", choices=("fifo", "sptf"))
+    write_cache_entries: int = fld(0, "int")
+    destage: str = fld("sptf", "choice", choices=("fifo", "sptf"))
+
+    def validate(self):
+        self.require(self.rpm > 0 and math.isfinite(self.rpm), "rpm", "> 0")
+        self.require(self.sector_bytes >= 512 and self.sector_bytes % 512 == 0, "sector_bytes",
+                     "a multiple of 512 bytes")
+        self.require(math.isfinite(self.capacity_bytes) and self.capacity_bytes >= 1e6,
+                     "capacity_bytes", "finite and at least 1 MB")
+        self.require(self.track_to_track_s >= 0, "track_to_track_s", ">= 0 s")
+        self.require(self.avg_seek_s >= self.track_to_track_s, "avg_seek_s",
+                     ">= track_to_track_s")
+        self.require(self.full_stroke_s >= self.avg_seek_s, "full_stroke_s", ">= avg_seek_s")
+        self.require(0 < self.seek_knee_frac <= 1, "seek_knee_frac", "in (0, 1]")
+        self.require(self.write_settle_s >= 0, "write_settle_s", ">= 0 s")
+        self.require(self.heads >= 1, "heads", ">= 1")
+        self.require(self.head_switch_s >= 0, "head_switch_s", ">= 0 s")
+        self.require(0 < self.media_rate_od_Bps < math.inf, "media_rate_od_Bps",
+                     "a finite rate > 0")
+        self.require(0 < self.media_rate_id_Bps <= self.media_rate_od_Bps, "media_rate_id_Bps",
+                     "> 0 and <= media_rate_od_Bps")
+        self.require(self.interface_Bps > 0, "interface_Bps", "> 0 bytes/s")
+        self.require(self.overhead_s >= 0, "overhead_s", ">= 0 s")
+        self.require(self.queue_depth >= 1, "queue_depth", ">= 1")
+        self.require(self.write_cache_entries >= 0, "write_cache_entries", ">= 0")
+        if self.rotation == "uniform" and (
+            self.scheduler == "sptf" or (self.write_cache_entries and self.destage == "sptf")
+        ):
+            raise SpecError(
+                "device.rotation must be 'exact' when device.scheduler or device.destage is "
+                "'sptf': positioning time depends on the angular position (got 'uniform')"
+            )
+        try:
+            a, b = hdd_seek_coeffs(self.track_to_track_s, self.avg_seek_s, self.full_stroke_s,
+                                   self.seek_knee_frac, self.id_od_ratio)
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
+        object.__setattr__(self, "_seek_ab", (a, b))
+
+    # derived ----------------------------------------------------------------------------------
+    @property
+    def units(self) -> int:
+        """One actuator: one request on the media at a time."""
+        return 1
+
+    @property
+    def n_cylinders(self) -> int:
+        """Capacity / (heads x mean bytes per track), the mean track holding (OD rate + ID
+        rate) / 2 x one revolution: the geometry that makes the zoned media rates exact."""
+        track = (self.media_rate_od_Bps + self.media_rate_id_Bps) / 2 * self.revolution_s
+        return max(1, round(self.capacity_bytes / (self.heads * track)))
+
+    @property
+    def id_od_ratio(self) -> float:
+        return self.media_rate_id_Bps / self.media_rate_od_Bps
+
+    @property
+    def revolution_s(self) -> float:
+        return 60.0 / self.rpm
+
+    @property
+    def seek_coeffs(self) -> tuple[float, float]:
+        """(sqrt_coef_s, lin_coef_s) of the calibrated seek curve."""
+        return self._seek_ab
+
+    def skews(self) -> tuple[float, float]:
+        """(head skew, cylinder skew) in turns: the head switch (or one-cylinder seek) plus
+        the write settle, so a sequential stream continues on the next track without a turn."""
+        rev = self.revolution_s
+        one_cyl = hdd_seek_s(1.0 / self.n_cylinders, *self.seek_params())
+        return ((self.head_switch_s + self.write_settle_s) / rev,
+                (one_cyl + self.write_settle_s) / rev)
+
+    def locate(self, offset_bytes):
+        """(cylinder, surface, angle) of addresses: :func:`hdd_locate`."""
+        return hdd_locate(offset_bytes, self.capacity_bytes, self.id_od_ratio, self.n_cylinders,
+                          self.heads, *self.skews())
+
+    def transfer_s(self, offset_bytes, size_bytes):
+        """Media transfer time of ``size_bytes`` starting at ``offset_bytes``."""
+        args = (self.capacity_bytes, self.id_od_ratio, self.n_cylinders, self.heads)
+        start = hdd_track_position(offset_bytes, *args)
+        end = hdd_track_position(np.asarray(offset_bytes) + size_bytes, *args)
+        return hdd_transfer_s(start, end, self.rpm)
+
+    def seek_params(self) -> tuple[float, float, float, float]:
+        """(track_to_track_s, sqrt_coef_s, lin_coef_s, knee_frac) for :func:`hdd_seek_s`."""
+        a, b = self._seek_ab
+        return self.track_to_track_s, a, b, self.seek_knee_frac
+
+    def mean_media_rate_Bps(self, span_bytes: float | None = None) -> float:
+        """Harmonic-mean media rate over uniformly random addresses in the span."""
+        span = self.capacity_bytes if span_bytes is None else min(span_bytes, self.capacity_bytes)
+        x = (np.arange(512) + 0.5) / 512 * span / self.capacity_bytes
+        _, r = hdd_geometry(x, self.id_od_ratio)
+        return float(1.0 / np.mean(1.0 / (self.media_rate_od_Bps * r)))
+
+    def mean_seek_s(self, span_bytes: float | None = None) -> float:
+        """Mean seek between uniformly random addresses in the first ``span_bytes``."""
+        span = self.capacity_bytes if span_bytes is None else min(span_bytes, self.capacity_bytes)
+        return hdd_mean_seek_s(span / self.capacity_bytes, *self.seek_params()[:3],
+                               self.seek_knee_frac, self.id_od_ratio)
+
+    def random_service_s(self, size_bytes: float, span_bytes: float | None = None,
+                         is_read: bool = True) -> float:
+        """Mean service of one random request with no reordering (FIFO, any queue depth):
+        command overhead + mean seek over the span + half a revolution + transfer."""
+        settle = 0.0 if is_read else self.write_settle_s
+        return (self.overhead_s + self.mean_seek_s(span_bytes) + settle
+                + self.revolution_s / 2 + size_bytes / self.mean_media_rate_Bps(span_bytes))
+
+    @property
+    def warmup_ios(self) -> int:
+        """I/Os to run before measuring so that a write cache has filled (its steady state):
+        twice the cache entries; 0 without a write cache."""
+        return 2 * self.write_cache_entries
+
+    def mean_service_s(self, size_bytes: float) -> float:
+        """Mean time the actuator is held by a random request over the whole disk (FIFO)."""
+        return self.random_service_s(size_bytes)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, **super().to_dict()}

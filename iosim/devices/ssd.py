@@ -1,0 +1,203 @@
+"""The flash SSD: channels x dies (x planes), NAND timings, a write buffer, GC and the host link.
+
+Physics (pure functions on plain numbers):
+
+* Mapping. The logical page ``lpn = offset // page_bytes`` lives on a fixed die, striped channel
+  first (:func:`ssd_die_of`): consecutive pages go to consecutive channels, then to the next die
+  of each channel. A request therefore occupies the dies of its pages, and two requests whose
+  pages share a die queue one behind the other even when most dies are idle: the collisions
+  that keep an SSD below its full parallelism.
+* Page types. In MLC/TLC flash the pages of a word line read and program at different speeds
+  (LSB fast, MSB slow). :func:`ssd_page_is_slow` picks the type from the page's position on its
+  die, so the same address always costs the same.
+* A read holds its die for the array read (tR) and then for the transfer of the page over the
+  die's channel, which the channel's dies share (one transfer at a time). A program transfers
+  first, then holds the die for tPROG. Up to ``planes_per_die`` pages of one request on the same
+  die are read or programmed together (multi-plane operation).
+* Garbage collection. In steady state every page written costs ``WA - 1`` extra page copies
+  (read + program on the same die) and ``WA / pages_per_block`` block erases: die time stolen
+  from host requests (:func:`ssd_gc_extra_s`). The write amplification ``WA`` is given, or
+  follows from how full the flash is (:func:`ssd_write_amplification`).
+* The host interface (PCIe and the controller's data path) moves every request's data at
+  ``host_interface_Bps``, one request at a time per direction: the cap of a fast device.
+
+Queueing (the engine's job): a fixed ``controller_overhead_s`` per command (firmware, doorbell,
+completion) that holds nothing; the host link per direction; the dies; the channels. Writes go
+to the DRAM write buffer when it has room (acknowledged after the host transfer) and are
+programmed to their dies in the background.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import lambertw
+
+from ..dists import Deterministic, Distribution
+from ..spec import Spec, fld
+
+__all__ = [
+    "SsdDevice",
+    "ssd_pages",
+    "ssd_die_of",
+    "ssd_page_is_slow",
+    "ssd_write_amplification",
+    "ssd_gc_extra_s",
+]
+
+
+def ssd_pages(offset_bytes: float, size_bytes: float, page_bytes: float) -> tuple[int, int]:
+    """(first logical page, number of pages) touched by a request."""
+    first = int(offset_bytes // page_bytes)
+    last = int(math.ceil((offset_bytes + size_bytes) / page_bytes)) - 1
+    return first, max(1, last - first + 1)
+
+
+def ssd_die_of(lpn, channels: int, dies_per_channel: int):
+    """(channel, die index 0..channels*dies_per_channel-1) of logical pages, striped channel
+    first: page k goes to channel k mod C, die (k div C) mod D of that channel."""
+    lpn = np.asarray(lpn)
+    ch = lpn % channels
+    way = (lpn // channels) % dies_per_channel
+    die = ch * dies_per_channel + way
+    if die.ndim == 0:
+        return int(ch), int(die)
+    return ch, die
+
+
+def ssd_page_is_slow(lpn, n_dies: int):
+    """MLC pairing: the page's index on its die alternates fast (LSB) and slow (MSB)."""
+    out = (np.asarray(lpn) // n_dies) % 2 == 1
+    return bool(out) if out.ndim == 0 else out
+
+
+def ssd_write_amplification(utilisation: float) -> float:
+    """Steady-state write amplification of uniformly random page writes with
+    least-recently-written (FIFO) cleaning when valid data fill ``utilisation`` (0..1) of the
+    physical pages.
+
+    A block reaches the cleaner with a valid fraction x that solves x = exp(-(1 - x) / u),
+    i.e. x = -u W(-e^{-1/u} / u) (principal branch of Lambert's W), and every page the host
+    writes costs 1 / (1 - x) page programs.
+    """
+    u = float(utilisation)
+    if not 0 < u < 1:
+        raise ValueError(f"utilisation must be in (0, 1) (got {u!r})")
+    a = 1.0 / u
+    x = float(np.real(-lambertw(-a * math.exp(-a), 0) / a))
+    if not 0 <= x < 1:  # W's principal branch gives the root below 1
+        x = 0.0
+    return 1.0 / (1.0 - x)
+
+
+def ssd_gc_extra_s(write_amplification: float, read_s: float, program_s: float,
+                   erase_s: float, pages_per_block: int) -> float:
+    """Mean die time garbage collection adds to each page the host writes: WA - 1 page
+    copies (read + program) and WA / pages_per_block erases."""
+    wa = write_amplification
+    return (wa - 1.0) * (read_s + program_s) + wa / pages_per_block * erase_s
+
+
+@dataclass(frozen=True, kw_only=True)
+class SsdDevice(Spec):
+    """A NAND flash SSD. Defaults: a small MLC drive (MQSim/SimpleSSD-like geometry)."""
+
+    section = "device"
+    kind: ClassVar[str] = "ssd"
+
+    channels: int = fld(8, "int")
+    dies_per_channel: int = fld(4, "int")
+    planes_per_die: int = fld(1, "int")
+    page_bytes: float = fld(16384, "size")
+    pages_per_block: int = fld(512, "int")
+    read_s: Distribution = fld(Deterministic(50e-6), "dist")
+    read_slow_s: Distribution | None = fld(None, "dist", optional=True)
+    program_s: Distribution = fld(Deterministic(900e-6), "dist")
+    program_slow_s: Distribution | None = fld(None, "dist", optional=True)
+    erase_s: float = fld(3e-3, "time")
+    channel_rate_Bps: float = fld(400e6, "rate")
+    controller_overhead_s: float = fld(0.0, "time")
+    host_interface_Bps: float = fld(math.inf, "rate")
+    write_buffer_bytes: float = fld(0, "size")
+    gc: bool = fld(True, "bool")
+    over_provisioning: float = fld(0.07, "fraction")
+    fullness: float = fld(1.0, "fraction")
+    write_amplification: float | None = fld(None, "float", optional=True)
+
+    def validate(self):
+        self.require(self.channels >= 1, "channels", ">= 1")
+        self.require(self.dies_per_channel >= 1, "dies_per_channel", ">= 1")
+        self.require(self.planes_per_die >= 1, "planes_per_die", ">= 1")
+        self.require(self.page_bytes >= 512 and self.page_bytes % 512 == 0, "page_bytes",
+                     "a multiple of 512 bytes")
+        self.require(self.pages_per_block >= 1, "pages_per_block", ">= 1")
+        self.require(self.erase_s >= 0, "erase_s", ">= 0 s")
+        self.require(self.channel_rate_Bps > 0, "channel_rate_Bps", "> 0 bytes/s")
+        self.require(self.controller_overhead_s >= 0, "controller_overhead_s", ">= 0 s")
+        self.require(self.host_interface_Bps > 0, "host_interface_Bps", "> 0 bytes/s")
+        self.require(self.write_buffer_bytes >= 0, "write_buffer_bytes", ">= 0 bytes")
+        if 0 < self.write_buffer_bytes < self.page_bytes:
+            self.require(False, "write_buffer_bytes", "0 or at least one page")
+        self.require(self.over_provisioning > 0, "over_provisioning", "> 0")
+        self.require(0 < self.fullness <= 1, "fullness", "in (0, 1]")
+        if self.write_amplification is not None:
+            self.require(self.write_amplification >= 1, "write_amplification", ">= 1")
+
+    # derived ----------------------------------------------------------------------------------
+    @property
+    def dies(self) -> int:
+        return self.channels * self.dies_per_channel
+
+    @property
+    def units(self) -> int:
+        """Parallel execution units: the dies."""
+        return self.dies
+
+    @property
+    def buffer_pages(self) -> int:
+        return int(self.write_buffer_bytes // self.page_bytes)
+
+    @property
+    def warmup_ios(self) -> int:
+        """I/Os to run before measuring a write workload so that the write buffer has filled."""
+        return 2 * self.buffer_pages
+
+    @property
+    def wa(self) -> float:
+        """Write amplification in steady state (1 with gc off)."""
+        if not self.gc:
+            return 1.0
+        if self.write_amplification is not None:
+            return self.write_amplification
+        return ssd_write_amplification(self.fullness / (1.0 + self.over_provisioning))
+
+    def _mean(self, fast: Distribution, slow: Distribution | None) -> float:
+        return fast.mean_s if slow is None else (fast.mean_s + slow.mean_s) / 2
+
+    @property
+    def mean_read_s(self) -> float:
+        return self._mean(self.read_s, self.read_slow_s)
+
+    @property
+    def mean_program_s(self) -> float:
+        return self._mean(self.program_s, self.program_slow_s)
+
+    def gc_extra_s(self) -> float:
+        """Die time GC adds per page written by the host (0 with gc off)."""
+        return ssd_gc_extra_s(self.wa, self.mean_read_s, self.mean_program_s, self.erase_s,
+                              self.pages_per_block)
+
+    def mean_service_s(self, size_bytes: float, is_read: bool = True) -> float:
+        """Mean die time of one aligned request of ``size_bytes`` summed over its pages (for
+        capacity estimates: ``units / mean_service_s`` is the dies' IOPS ceiling)."""
+        pages = max(1, math.ceil(size_bytes / self.page_bytes))
+        xfer = self.page_bytes / self.channel_rate_Bps
+        if is_read:
+            return pages * (self.mean_read_s / self.planes_per_die + xfer)
+        return pages * (self.mean_program_s / self.planes_per_die + self.gc_extra_s())
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, **super().to_dict()}

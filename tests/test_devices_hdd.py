@@ -1,0 +1,191 @@
+"""The hard-disk family: pure physics against closed forms, the SimPy model against theory."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import iosim
+from iosim import SpecError, Stack, Workload
+from iosim.devices import DEVICE_KINDS, HddDevice
+from iosim.devices.hdd import (
+    hdd_geometry,
+    hdd_locate,
+    hdd_mean_seek_s,
+    hdd_rotational_wait_s,
+    hdd_seek_coeffs,
+    hdd_seek_s,
+)
+
+GIB = 1024**3
+
+
+def test_registered():
+    assert DEVICE_KINDS["hdd"] is HddDevice
+    d = HddDevice()
+    assert d.to_dict()["kind"] == "hdd"
+    assert d.units == 1
+    # TOML round trip through the stack loader
+    s = Stack.from_dict({"device": d.to_dict()})
+    assert s.device == d
+
+
+def test_geometry_ends_and_capacity():
+    rho = 83 / 175
+    c0, r0 = hdd_geometry(0.0, rho)
+    c1, r1 = hdd_geometry(1.0, rho)
+    assert (c0, r0) == (0.0, 1.0)
+    assert c1 == pytest.approx(1.0) and r1 == pytest.approx(rho)
+    # capacity outside radius r is proportional to r_out^2 - r^2 (bytes per track ~ radius)
+    x = np.linspace(0, 1, 11)
+    _, r = hdd_geometry(x, rho)
+    assert np.allclose((1 - r**2) / (1 - rho**2), x)
+    # no zoning: the cylinder fraction is the capacity fraction
+    c, _ = hdd_geometry(x, 1.0)
+    assert np.allclose(c, x)
+
+
+@pytest.mark.parametrize(
+    "t2t, avg, full, knee, rho",
+    [
+        (0.5e-3, 9e-3, 18e-3, 0.15, 83 / 175),
+        (0.2e-3, 4e-3, 6.6e-3, 0.15, 122 / 204),
+        (1.556e-3, 9e-3, 14.96e-3, 0.3, 1.0),
+    ],
+)
+def test_seek_curve_calibrated_to_the_average(t2t, avg, full, knee, rho):
+    a, b = hdd_seek_coeffs(t2t, avg, full, knee, rho)
+    assert hdd_seek_s(0.0, t2t, a, b, knee) == 0.0
+    assert hdd_seek_s(1.0, t2t, a, b, knee) == pytest.approx(full)
+    assert hdd_seek_s(1e-12, t2t, a, b, knee) == pytest.approx(t2t, abs=1e-6)
+    u = np.linspace(1e-6, 1, 1001)
+    assert np.all(np.diff(hdd_seek_s(u, t2t, a, b, knee)) >= 0)
+    assert hdd_mean_seek_s(1.0, t2t, a, b, knee, rho) == pytest.approx(avg, rel=1e-12)
+    # independent Monte Carlo over random address pairs
+    rng = np.random.default_rng(7)
+    c1, _ = hdd_geometry(rng.random(400_000), rho)
+    c2, _ = hdd_geometry(rng.random(400_000), rho)
+    mc = hdd_seek_s(np.abs(c1 - c2), t2t, a, b, knee).mean()
+    assert mc == pytest.approx(avg, rel=0.005)
+
+
+def test_short_stroking_shortens_the_mean_seek():
+    d = HddDevice()
+    spans = [d.capacity_bytes, 100e9, 10e9, 1e9]
+    seeks = [d.mean_seek_s(s) for s in spans]
+    assert seeks[0] == pytest.approx(d.avg_seek_s)
+    assert all(x > y for x, y in zip(seeks, seeks[1:], strict=False))
+    assert seeks[-1] < d.track_to_track_s + 0.5e-3
+
+
+def test_rotational_wait_exact():
+    rpm = 7200
+    rev = 60 / rpm
+    assert hdd_rotational_wait_s(0.25, 0.0, rpm) == pytest.approx(0.25 * rev)
+    assert hdd_rotational_wait_s(0.25, 0.25 * rev, rpm) == 0.0
+    assert hdd_rotational_wait_s(0.25, 0.5 * rev, rpm) == pytest.approx(0.75 * rev)
+    # random targets: half a turn on average
+    rng = np.random.default_rng(3)
+    w = hdd_rotational_wait_s(rng.random(200_000), rng.random(200_000), rpm)
+    assert w.mean() == pytest.approx(rev / 2, rel=0.01)
+
+
+def test_locate_sequential_blocks_follow_the_head():
+    d = HddDevice()
+    cyl, surf, angle = hdd_locate(
+        np.array([0.0, 4096.0]), d.capacity_bytes, d.id_od_ratio, d.n_cylinders, d.heads, *d.skews()
+    )
+    # the second block starts where the transfer of the first ends
+    assert angle[1] - angle[0] == pytest.approx(d.transfer_s(0, 4096) / d.revolution_s)
+    assert 4096 / d.transfer_s(0, 4096) == pytest.approx(d.media_rate_od_Bps, rel=1e-4)
+    last = d.capacity_bytes - 4096
+    assert 4096 / d.transfer_s(last, 4096) == pytest.approx(d.media_rate_id_Bps, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"rpm": 0}, "device.rpm must be > 0 (got 0.0)"),
+        ({"sector_bytes": 1000}, "device.sector_bytes must be a multiple of 512 bytes"),
+        ({"queue_depth": 0}, "device.queue_depth must be >= 1 (got 0)"),
+        ({"heads": 0}, "device.heads must be >= 1 (got 0)"),
+        ({"media_rate_id_Bps": "300MB/s"}, "device.media_rate_id_Bps must be > 0 and <="),
+        ({"full_stroke_s": "9.5ms"}, "device.avg_seek_s must be between"),
+        ({"rotation": "uniform", "scheduler": "sptf"}, "device.rotation must be 'exact'"),
+        ({"scheduler": "elevator"}, "device.scheduler must be one of fifo, sptf"),
+    ],
+)
+def test_bad_parameters(kw, message):
+    with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        HddDevice(**kw)
+
+
+def test_rpm_zero_in_a_stack_file():
+    with pytest.raises(SpecError, match=r"device.rpm must be > 0"):
+        Stack.from_dict({"device": {"kind": "hdd", "rpm": "0rpm"}})
+
+
+def test_span_beyond_capacity_is_an_error():
+    s = Stack(device=HddDevice(capacity_bytes=10 * GIB))
+    with pytest.raises(SpecError, match="beyond device.capacity_bytes"):
+        iosim.simulate(s, Workload(span_bytes=100 * GIB), ios=100, seed=1)
+
+
+@pytest.mark.parametrize("rotation", ["exact", "uniform"])
+@pytest.mark.parametrize("span", [1000e9, 1 * GIB])
+def test_fifo_qd1_matches_theory(rotation, span):
+    """One request at a time: IOPS = 1 / (mean seek over the span + half a turn + transfer)."""
+    d = HddDevice(rotation=rotation)
+    wl = Workload(rw="randread", span_bytes=span, iodepth=1)
+    r = iosim.simulate(Stack(device=d), wl, ios=3000, seed=2)
+    theory = 1 / d.random_service_s(4096, span)
+    assert r.iops == pytest.approx(theory, rel=0.04)
+    assert r.unit_util == pytest.approx(1.0)
+
+
+def test_fifo_gains_nothing_from_queue_depth_sptf_does():
+    d = HddDevice()
+    wl = Workload(rw="randread", span_bytes=d.capacity_bytes)
+    st = Stack(device=d)
+    qd1 = iosim.simulate(st, replace(wl, iodepth=1), ios=1500, seed=4).iops
+    fifo = iosim.simulate(st, replace(wl, iodepth=8), ios=1500, seed=4).iops
+    sptf = iosim.simulate(
+        st.with_(**{"device.scheduler": "sptf"}), replace(wl, iodepth=8), ios=1500, seed=4
+    ).iops
+    assert fifo == pytest.approx(qd1, rel=0.06)
+    assert sptf > 1.3 * fifo
+
+
+def test_sequential_stream_runs_at_the_media_rate():
+    """Track skew lets a stream continue after a head switch: no lost turns."""
+    d = HddDevice(head_switch_s="0.4ms", write_settle_s="0.1ms")
+    for rw in ("read", "write"):
+        wl = Workload(rw=rw, block_size_bytes="64k", span_bytes=10 * GIB, iodepth=1)
+        r = iosim.simulate(Stack(device=d), wl, ios=2000, seed=1)
+        # switches cost (heads-1) head switches and one cylinder seek per cylinder
+        assert d.media_rate_od_Bps * 0.85 < r.bandwidth_Bps < d.media_rate_od_Bps
+        assert r.lat_max_s < d.revolution_s / 2
+
+
+def test_write_cache_acknowledges_fast_until_it_is_full():
+    d = HddDevice(write_cache_entries=64, overhead_s="0.1ms")
+    st = Stack(device=d)
+    # a slow open-loop trickle never fills the cache: latency = overhead + interface transfer
+    slow = iosim.simulate(
+        st, Workload(rw="randwrite", rate_iops=20, span_bytes=d.capacity_bytes), ios=300, seed=1
+    )
+    assert slow.lat_mean_s == pytest.approx(0.1e-3 + 4096 / d.interface_Bps, rel=1e-6)
+    # a closed loop fills it: throughput is the destage rate, the same at every queue depth
+    wl = Workload(rw="randwrite", span_bytes=d.capacity_bytes)
+    rates = [
+        iosim.simulate(st, replace(wl, iodepth=q), ios=1500, warmup_ios=600, seed=5).iops
+        for q in (1, 16)
+    ]
+    assert rates[1] == pytest.approx(rates[0], rel=0.05)
+    # reordered destage beats write-through
+    through = iosim.simulate(
+        Stack(device=HddDevice()), replace(wl, iodepth=1), ios=800, seed=5
+    ).iops
+    assert rates[0] > 1.5 * through

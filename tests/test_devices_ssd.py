@@ -1,0 +1,131 @@
+"""The SSD family: mapping and GC physics, and the SimPy model against queueing theory."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+import iosim
+from iosim import SpecError, Stack, Workload, theory
+from iosim.devices import DEVICE_KINDS, SsdDevice
+from iosim.devices.ssd import (
+    ssd_die_of,
+    ssd_gc_extra_s,
+    ssd_page_is_slow,
+    ssd_pages,
+    ssd_write_amplification,
+)
+from iosim.stack import BlockSpec, HbaSpec
+
+
+def test_registered_and_round_trip():
+    assert DEVICE_KINDS["ssd"] is SsdDevice
+    d = SsdDevice(read_slow_s="exp:100us", write_buffer_bytes="1MiB")
+    table = d.to_dict()
+    assert table["kind"] == "ssd" and table["read_slow_s"] == "exp:100us"
+    assert Stack.from_dict({"device": table}).device == d
+    assert d.units == d.dies == 32
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"dies_per_channel": 0}, "device.dies_per_channel must be >= 1 (got 0)"),
+        ({"channels": 0}, "device.channels must be >= 1 (got 0)"),
+        ({"page_bytes": 1000}, "device.page_bytes must be a multiple of 512 bytes"),
+        ({"write_buffer_bytes": 100}, "device.write_buffer_bytes must be 0 or at least one page"),
+        ({"fullness": 0}, "device.fullness must be in (0, 1]"),
+        ({"write_amplification": 0.5}, "device.write_amplification must be >= 1"),
+        ({"read_s": "exp:-1ms"}, "device.read_s"),
+    ],
+)
+def test_bad_parameters(kw, message):
+    with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        SsdDevice(**kw)
+
+
+def test_pages_and_channel_first_striping():
+    assert ssd_pages(0, 4096, 4096) == (0, 1)
+    assert ssd_pages(4096, 16384, 8192) == (0, 3)
+    assert ssd_pages(8192, 16384, 8192) == (1, 2)
+    ch, die = ssd_die_of(np.arange(12), 4, 3)
+    assert list(ch) == [0, 1, 2, 3] * 3
+    assert list(die) == [0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11]
+    # every die gets the same share of a long run of pages
+    _, die = ssd_die_of(np.arange(1200), 4, 3)
+    assert np.all(np.bincount(die) == 100)
+    assert not ssd_page_is_slow(0, 12) and ssd_page_is_slow(12, 12)
+
+
+def test_write_amplification_solves_the_cleaning_equation():
+    for u in (0.5, 0.78, 0.9, 0.95):
+        x = brentq(lambda x, u=u: x - math.exp(-(1 - x) / u), 0.0, 1.0 - 1e-12)
+        if x > 1 - 1e-9:  # the trivial root; take the one below it
+            x = brentq(lambda x, u=u: x - math.exp(-(1 - x) / u), 0.0, 0.999999)
+        assert ssd_write_amplification(u) == pytest.approx(1 / (1 - x), rel=1e-6)
+    was = [ssd_write_amplification(u) for u in (0.5, 0.7, 0.9, 0.97)]
+    assert all(a < b for a, b in zip(was, was[1:], strict=False))
+    assert ssd_gc_extra_s(1.0, 50e-6, 1e-3, 3e-3, 256) == pytest.approx(3e-3 / 256)
+
+
+def _stack(dev, nr=4096):
+    return Stack(device=dev, block=BlockSpec(nr_requests=nr), hba=HbaSpec(queue_depth=nr))
+
+
+def test_one_die_per_channel_is_a_set_of_mm1_queues():
+    """Random routing of Poisson arrivals over K exponential dies: K independent M/M/1."""
+    k, s = 4, 100e-6
+    d = SsdDevice(channels=k, dies_per_channel=1, page_bytes="4k", read_s=f"exp:{s}",
+                  channel_rate_Bps="inf")
+    lam = 0.6 * k / s
+    r = iosim.simulate(_stack(d), Workload(rw="randread", rate_iops=lam), ios=12000, seed=3)
+    mm1 = theory.mm1(lam / k, s)
+    assert r.iops == pytest.approx(lam, rel=0.03)
+    assert r.lat_mean_s == pytest.approx(mm1["latency_s"], rel=0.07)
+    assert r.unit_util == pytest.approx(0.6, rel=0.03)
+
+
+def test_collisions_keep_a_closed_loop_below_full_parallelism():
+    """N requests over K exponential dies (product form): X = K/S * N / (N + K - 1)."""
+    k, s, n = 8, 100e-6, 8
+    d = SsdDevice(channels=k, dies_per_channel=1, page_bytes="4k", read_s=f"exp:{s}",
+                  channel_rate_Bps="inf")
+    r = iosim.simulate(_stack(d), Workload(rw="randread", iodepth=n), ios=8000, seed=4)
+    assert r.iops == pytest.approx(k / s * n / (n + k - 1), rel=0.04)
+    assert r.iops < 0.6 * k / s  # far below K/S although N = K
+
+
+def test_host_interface_caps_iops():
+    d = SsdDevice(channels=16, dies_per_channel=8, read_s="20us", host_interface_Bps="1GB/s")
+    wl = Workload(rw="randread", block_size_bytes="16k", iodepth=128)
+    r = iosim.simulate(_stack(d), wl, ios=6000, seed=1)
+    assert r.bandwidth_Bps == pytest.approx(1e9, rel=0.01)
+
+
+def test_write_buffer_acknowledges_then_programs_at_die_speed_with_gc():
+    d = SsdDevice(channels=2, dies_per_channel=2, page_bytes="4k", program_s="1ms",
+                  channel_rate_Bps="inf", write_buffer_bytes="64k", gc=True,
+                  write_amplification=3.0, read_s="50us", erase_s="2ms", pages_per_block=128)
+    # slow trickle: every write fits in the buffer and is acknowledged at once
+    slow = iosim.simulate(_stack(d), Workload(rw="randwrite", rate_iops=100), ios=300, seed=1)
+    assert slow.lat_mean_s == pytest.approx(0.0, abs=1e-9)
+    # sustained: 4 dies, each page costs program + GC (2 copies + 3/128 erases)
+    per_page = 1e-3 + ssd_gc_extra_s(3.0, 50e-6, 1e-3, 2e-3, 128)
+    wl = Workload(rw="randwrite", iodepth=32)
+    r = iosim.simulate(_stack(d), wl, ios=2000, warmup_ios=500, seed=1)
+    assert r.iops < 4 / per_page * 1.02
+    assert r.iops > 4 / per_page * 0.75  # collisions on the dies cost some of it
+    off = iosim.simulate(_stack(replace(d, gc=False)), wl, ios=2000, warmup_ios=500, seed=1)
+    assert off.iops > 2.5 * r.iops
+
+
+def test_mlc_page_types_spread_the_latency():
+    d = SsdDevice(channels=4, dies_per_channel=1, page_bytes="4k", read_s="60us",
+                  read_slow_s="100us", channel_rate_Bps="inf")
+    r = iosim.simulate(_stack(d), Workload(rw="randread"), ios=3000, seed=2)
+    assert r.lat_mean_s == pytest.approx(80e-6, rel=0.03)
+    assert r.lat_p95_s == pytest.approx(100e-6, rel=0.01)

@@ -1,0 +1,203 @@
+"""Reproductions of the published device experiments E4-E11 with the preset catalogue.
+
+Tolerances are the ones fixed in the project's brief before any fitting. Each preset file
+states which of its parameters were fitted and on which points; everything else checked here
+is a prediction. Run lengths are short (a few thousand I/Os per point, fixed seeds), so the
+tolerances include simulation noise.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import replace
+
+import pytest
+
+import iosim
+from iosim import theory
+
+GIB = 1024**3
+
+
+def preset(name):
+    stack, wl = iosim.presets.load(name)
+    assert wl is not None, f"{name} has no [workload]"
+    return stack, wl
+
+
+def test_every_device_preset_loads_and_describes_itself():
+    names = {"hdd-7200", "hdd-10k", "hdd-15k", "hdd-sata-iometer", "hdd-sata-fio",
+             "raid0-12x-hdd-wbc", "nvme-intel-750", "cloud-qingcloud-ssd",
+             "cloud-qingcloud-capacity", "cloud-essd-1m"}
+    assert names <= set(iosim.presets.names())
+    described = dict(iosim.presets.catalogue())
+    for name in names:
+        stack, wl = preset(name)
+        assert stack.name == name
+        assert 20 < len(described[name]) <= 100
+        again = iosim.Stack.from_dict(tomllib.loads(iosim.dump_toml(stack, wl)))
+        assert again == stack
+
+
+# -- E5: spinning-disk service time ---------------------------------------------------------
+
+E5 = {"hdd-7200": 76, "hdd-10k": 111, "hdd-15k": 166}
+
+
+@pytest.mark.parametrize("name", sorted(E5))
+def test_e5_table_by_theory(name):
+    dev = preset(name)[0].device
+    iops = theory.hdd_iops(dev.avg_seek_s, dev.rpm)  # 1000 / (seek + 30000 / rpm)
+    assert abs(iops - E5[name]) < 1  # the seed rounds 75.9 up and truncates 166.7
+    # the calibrated seek curve averages exactly the data-sheet seek over random pairs
+    assert dev.mean_seek_s() == pytest.approx(dev.avg_seek_s, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(E5))
+def test_e5_simulated_at_qd1(name):
+    stack, wl = preset(name)
+    r = iosim.simulate(stack, wl, ios=4000, seed=1)
+    dev = stack.device
+    table = 1.0 / (dev.avg_seek_s + 30.0 / dev.rpm)
+    assert r.iops == pytest.approx(table, rel=0.03)
+
+
+# -- E6: one head, queue depth buys latency -------------------------------------------------
+
+E6_IOMETER = {1: (332.93, 3.00), 16: (329.79, 48.51), 256: (327.44, 774.40)}
+
+
+def test_e6_iometer_disk_flat_with_fifo():
+    stack, wl = preset("hdd-sata-iometer")
+    assert stack.device.scheduler == "fifo"
+    warm = stack.device.write_cache_entries + 1000
+    lat1 = None
+    for qd, (iops, resp_ms) in E6_IOMETER.items():
+        r = iosim.simulate(stack, replace(wl, iodepth=qd), ios=3000, warmup_ios=warm + qd,
+                           seed=1)
+        assert r.iops == pytest.approx(iops, rel=0.05)
+        assert r.lat_mean_s * 1e3 == pytest.approx(resp_ms, rel=0.05)
+        lat1 = lat1 or r.lat_mean_s
+        assert r.lat_mean_s / qd == pytest.approx(lat1, rel=0.05)  # proportional to QD
+
+
+def test_e6_fio_disk_230_iops_and_no_gain_at_qd4():
+    stack, wl = preset("hdd-sata-fio")
+    warm = stack.device.write_cache_entries + 1000
+    qd1 = iosim.simulate(stack, wl, ios=3000, warmup_ios=warm, seed=1)
+    assert qd1.iops == pytest.approx(230, rel=0.05)
+    assert qd1.util == pytest.approx(0.9858, abs=0.005)  # Z fitted on it
+    qd4 = iosim.simulate(stack, replace(wl, iodepth=4), ios=3000, warmup_ios=warm, seed=1)
+    assert qd4.iops < 1.05 * qd1.iops
+    assert qd4.lat_mean_s == pytest.approx(17e-3, rel=0.1)
+
+
+def test_e6_ncq_reordering_gain_at_qd32():
+    """Shortest-positioning-time-first over 32 queued random reads roughly doubles a 7200 rpm
+    disk (published: about +100 % for enterprise SATA drives at deep queues, [IOPSW])."""
+    stack, wl = preset("hdd-7200")
+    sptf = stack.with_(**{"device.scheduler": "sptf"})
+    qd1 = iosim.simulate(sptf, wl, ios=1500, seed=1).iops
+    qd32 = iosim.simulate(sptf, replace(wl, iodepth=32), ios=2000, seed=1).iops
+    assert 1.6 < qd32 / qd1 < 2.6
+
+
+# -- E7: short-stroking -------------------------------------------------------------------
+
+
+def test_e7_one_gib_span_at_qd4():
+    stack, wl = preset("hdd-sata-fio")  # no refit
+    r = iosim.simulate(stack, replace(wl, iodepth=4, span_bytes=1 * GIB), ios=3000,
+                       warmup_ios=stack.device.write_cache_entries + 1000, seed=1)
+    assert r.iops == pytest.approx(568, rel=0.15)
+    assert r.lat_mean_s == pytest.approx(7e-3, rel=0.15)
+
+
+# -- E8: RAID 0 of 12 disks behind a write-back cache ---------------------------------------
+
+
+def test_e8_raid0_latencies_and_plateau():
+    stack, wl = preset("raid0-12x-hdd-wbc")
+    qd1 = iosim.simulate(stack, wl, ios=1500, warmup_ios=300, seed=1)
+    assert qd1.lat_mean_s * 1e3 == pytest.approx(0.821, rel=0.10)
+    assert qd1.iops == pytest.approx(1216.00, rel=0.10)
+    qd2 = iosim.simulate(stack, replace(wl, iodepth=2), ios=1500, warmup_ios=300, seed=1)
+    assert qd2.lat_mean_s * 1e3 == pytest.approx(0.428, rel=0.10)
+    plateau = sum((5369.33, 5377.39, 5487.91, 5470.97, 5520.23, 5542.74, 5513.99)) / 7
+    qd32 = iosim.simulate(stack, replace(wl, iodepth=32), ios=2500, warmup_ios=4500, seed=1)
+    assert qd32.iops == pytest.approx(plateau, rel=0.10)
+    assert qd32.lat_mean_s * 1e3 == pytest.approx(5.847, rel=0.10)
+
+
+# -- E10: cloud volumes -----------------------------------------------------------------------
+
+E10 = {
+    "cloud-qingcloud-ssd": {"randread": (24992, 0), "randwrite": (0, 9944),
+                            "randrw": (25089, 8366)},
+    "cloud-qingcloud-capacity": {"randread": (9107, 0), "randwrite": (0, 3390),
+                                 "randrw": (4991, 1664)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(E10))
+def test_e10_fitted_runs_and_predicted_mix(name):
+    stack, wl = preset(name)
+    for rw, (reads, writes) in E10[name].items():
+        r = iosim.simulate(stack, replace(wl, rw=rw), ios=4000, seed=1)
+        tol = 0.05 if rw != "randrw" else 0.15
+        if reads:
+            assert r.read_iops == pytest.approx(reads, rel=tol)
+        if writes:
+            assert r.write_iops == pytest.approx(writes, rel=tol)
+    # the other cap model misses the mixed run by far more than the tolerance
+    other = "shared" if stack.device.cap_model == "separate" else "separate"
+    r = iosim.simulate(stack.with_(**{"device.cap_model": other}), wl, ios=4000, seed=1)
+    assert abs(r.read_iops / E10[name]["randrw"][0] - 1) > 0.3
+
+
+# -- E11: utilisation is not saturation ---------------------------------------------------------
+
+E11 = {1: (7113.16, 0.14, 0.17), 4: (26248.44, 0.15, 0.21), 16: (76845.96, 0.21, 0.36),
+       64: (127840.59, 0.50, 1.25), 256: (131558.79, 1.95, 3.89)}
+
+
+def test_e11_intel_750_threads_sweep():
+    stack, wl = preset("nvme-intel-750")
+    for n, (iops, lat_ms, p95_ms) in E11.items():
+        r = iosim.simulate(stack, replace(wl, numjobs=n), ios=max(2500, 12 * n), seed=1)
+        assert r.iops == pytest.approx(iops, rel=0.10), n
+        assert r.lat_mean_s * 1e3 == pytest.approx(lat_ms, rel=0.15), n
+        if n < 256:  # see the next test
+            assert r.lat_p95_s * 1e3 == pytest.approx(p95_ms, rel=0.25), n
+        if n == 1:
+            assert r.util >= 0.93  # iostat: "busy" ...
+            assert r.unit_util < 0.05  # ... with 95 % of the dies idle
+
+
+@pytest.mark.xfail(reason="known miss: in steady state the model's p95 at 256 threads is "
+                          "about 28 % below the published 3.89 ms (its only queue at "
+                          "saturation is the FIFO host link, so latencies bunch near N/X; "
+                          "short runs look better only because of the start-up transient)",
+                   strict=True)
+def test_e11_p95_at_256_threads():
+    stack, wl = preset("nvme-intel-750")
+    r = iosim.simulate(stack, replace(wl, numjobs=256), ios=6000, warmup_ios=3000, seed=1)
+    assert r.lat_p95_s * 1e3 == pytest.approx(3.89, rel=0.25)
+
+
+# -- E4: the physical limits of a cloud claim -------------------------------------------------
+
+
+def test_e4_claim_arithmetic_in_simulation():
+    stack, wl = preset("cloud-essd-1m")
+    # 128 outstanding I/Os are exactly enough for 1 M IOPS at 0.128 ms ...
+    small = replace(wl, block_size_bytes=3584, numjobs=2, iodepth=64)
+    r = iosim.simulate(stack, small, ios=8000, seed=1)
+    assert r.iops == pytest.approx(1e6, rel=0.01)
+    # ... 64 give half of it (Little's law) ...
+    r = iosim.simulate(stack, replace(small, numjobs=1), ios=4000, seed=1)
+    assert r.iops == pytest.approx(64 / 0.128e-3, rel=0.01)
+    # ... and 4 KiB blocks hit the 4 GB/s cap before 1 M IOPS
+    r = iosim.simulate(stack, replace(wl, numjobs=4), ios=8000, seed=1)
+    assert r.bandwidth_Bps == pytest.approx(4e9, rel=0.01)
+    assert r.iops == pytest.approx(4e9 / 4096, rel=0.01)
