@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
 
@@ -43,8 +44,7 @@ class _Parser(argparse.ArgumentParser):
 # -- shared options ------------------------------------------------------------------------
 
 
-def _add_model_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("model")
+def _add_stack_options(g) -> None:
     src = g.add_mutually_exclusive_group()
     src.add_argument(
         "--preset", help=f"a preset name (default {presets.DEFAULT}; see `iosim presets`)"
@@ -57,6 +57,11 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override a dotted key, e.g. hba.queue_depth=8 (repeatable)",
     )
+
+
+def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -> None:
+    g = p.add_argument_group("model")
+    _add_stack_options(g)
     w = p.add_argument_group("workload (like fio's options)")
     w.add_argument("--fio-job", metavar="FILE", help="take the workload from a fio job file")
     w.add_argument("--section", help="which job of the fio job file")
@@ -68,7 +73,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     w.add_argument("--rate-iops", help="open loop: arrival rate in I/O per s")
     w.add_argument("--size", help="address span, e.g. 100G")
     r = p.add_argument_group("run")
-    r.add_argument("--ios", default="20000", help="measured I/Os (default 20000)")
+    r.add_argument(
+        "--ios", default=ios_default, help=f"measured I/Os per run (default {ios_default})"
+    )
     r.add_argument("--warmup-ios", help="I/Os discarded first (default: a tenth of --ios)")
     r.add_argument("--seed", default="1", help="random seed (default 1)")
     r.add_argument("--engine", default="auto", choices=ENGINES)
@@ -209,40 +216,143 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _parse_vary(items: Sequence[str]) -> dict[str, list[str]]:
+def _parse_vary(items: Sequence[str], option: str = "--vary") -> dict[str, list[str]]:
     vary: dict[str, list[str]] = {}
     for item in items:
         key, sep, values = item.partition("=")
-        vals = [v.strip() for v in values.split(",") if v.strip()]
+        vals = []
+        for v in (v.strip() for v in values.split(",")):
+            m = re.fullmatch(r"(\d+)\.\.(\d+)", v)
+            if m and int(m.group(1)) <= int(m.group(2)):  # 1..8 -> 1,2,...,8
+                vals.extend(str(i) for i in range(int(m.group(1)), int(m.group(2)) + 1))
+            elif v:
+                vals.append(v)
         if not sep or not key.strip() or not vals:
             raise SpecError(
-                f"--vary expects KEY=v1,v2,... such as workload.numjobs=1,2,4 (got {item!r})"
+                f"{option} expects KEY=v1,v2,... such as workload.numjobs=1,2,4 (got {item!r})"
             )
         vary[key.strip()] = vals
     return vary
 
 
+def _progress(args) -> bool:
+    if args.progress is not None:
+        return args.progress
+    return sys.stderr.isatty()
+
+
+def _dask_client(address: str, timeout_s: float):
+    """A dask.distributed Client connected to ``address``, or one clear SpecError."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SpecError(
+            "--scheduler needs dask.distributed, which is not installed: "
+            "pip install 'dask[distributed]'"
+        ) from None
+    import logging
+
+    # a failed connection is reported once, by us, on one line
+    quiet = [logging.getLogger(n) for n in ("distributed", "distributed.comm", "distributed.core")]
+    levels = [lg.level for lg in quiet]
+    for lg in quiet:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        return Client(address, timeout=timeout_s, set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SpecError(f"cannot reach the dask scheduler at {address!r}: {text}") from None
+    finally:
+        for lg, level in zip(quiet, levels, strict=True):
+            lg.setLevel(level)
+
+
 def cmd_sweep(args) -> int:
+    import time
+
+    from . import sweep_io
+
     stack, wl = _model(args)
     if not args.vary:
         raise SpecError("sweep needs at least one --vary KEY=v1,v2,...")
-    vary = _parse_vary(args.vary)
+    vary = {
+        k: sweep_io.canonical_values(stack, wl, k, v) for k, v in _parse_vary(args.vary).items()
+    }
     workers = _int_arg(args.workers, "--workers", 1) or 1
+    if args.scheduler and workers > 1:
+        raise SpecError("give either --workers (local processes) or --scheduler (dask), not both")
+    timeout = _positive_time(args.connect_timeout, "--connect-timeout")
+    fmt = sweep_io.format_from_path(args.output, args.format)
+    if fmt is None and args.json:
+        fmt = "json"
+    sweep_io.check_format(fmt, args.output)
     kw = _run_kwargs(args)
-    progress = not args.json and sys.stderr.isatty()
-    if workers > 1:
+    progress = _progress(args)
+    t0 = time.perf_counter()
+    if args.scheduler:
+        client = _dask_client(args.scheduler, timeout)
+        try:
+            try:  # a scheduler without workers would never finish the sweep
+                client.wait_for_workers(1, timeout=timeout)
+            except (TimeoutError, OSError):
+                raise SpecError(
+                    f"the dask scheduler at {args.scheduler!r} has no workers "
+                    f"(waited {timeout:g} s); start some with `dask worker {args.scheduler}`"
+                ) from None
+            n = len(client.scheduler_info().get("workers", {}))
+            where = f"dask scheduler {args.scheduler} ({n} worker{'s' if n != 1 else ''})"
+            try:
+                curve = sweep(
+                    stack, wl, vary, progress=progress, executor=client.get_executor(), **kw
+                )
+            except SpecError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a worker's failure, as one line
+                text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                hint = (
+                    " (is iosim installed on every worker?)" if isinstance(exc, ImportError) else ""
+                )
+                raise SpecError(
+                    f"the sweep failed on the dask cluster: {type(exc).__name__}: {text}{hint}"
+                ) from None
+        finally:
+            client.close()
+    elif workers > 1:
         from concurrent.futures import ProcessPoolExecutor
 
+        where = f"{workers} local worker processes"
         with ProcessPoolExecutor(workers) as ex:
             curve = sweep(stack, wl, vary, progress=progress, executor=ex, **kw)
     else:
+        where = "serial"
         curve = sweep(stack, wl, vary, progress=progress, **kw)
-    if args.json:
-        print(json.dumps(curve.to_records()))
-    else:
+    wall = time.perf_counter() - t0
+    if args.output:
+        sweep_io.write(curve, fmt, args.output)
+    elif fmt is not None:
+        sweep_io.write(curve, fmt)
+    if fmt is None or (args.output and not args.json):
         print(_describe(stack, wl))
         _print_table(curve, list(vary))
+        saved = f"; written to {args.output} ({fmt})" if args.output else ""
+        print(f"{len(curve)} points in {wall:.3g} s wall, {where}{saved}")
     return 0
+
+
+def _positive_time(value: str, name: str) -> float:
+    try:
+        t = parse_time(value, name)
+    except UnitError as exc:
+        raise SpecError(str(exc)) from None
+    if not (t > 0 and math.isfinite(t)):
+        raise SpecError(f"{name} must be a time > 0 such as 10s (got {value!r})")
+    return t
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def _print_table(curve: Curve, keys: list[str]) -> None:
@@ -251,7 +361,7 @@ def _print_table(curve: Curve, keys: list[str]) -> None:
     for r in curve:
         rows.append(
             [
-                *(str(r.params.get(k)) for k in keys),
+                *(_fmt_value(r.params.get(k)) for k in keys),
                 f"{r.iops:,.0f}",
                 _ms(r.lat_mean_s),
                 _ms(r.lat_p99_s),
@@ -267,6 +377,54 @@ def _print_table(curve: Curve, keys: list[str]) -> None:
         print("  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)))
 
 
+def _claim_stack(args, block_bytes: float | None) -> tuple[dict, dict, str] | None:
+    """Limits implied by --preset/--stack (after --set): (check_claim kwargs, JSON, text)."""
+    if not (args.preset or args.stack):
+        if args.set:
+            raise SpecError("check-claim: --set needs --preset or --stack")
+        return None
+    from .plan import _path_time_s, device_limits
+
+    if args.stack:
+        stack, wl = load_toml(args.stack)
+    else:
+        stack, wl = presets.load(args.preset)
+    stack, wl = apply_overrides(stack, wl, parse_assignments(args.set))
+    wl = wl or Workload()
+    bs = block_bytes if block_bytes is not None else wl.mean_block_bytes
+    parts = max(1, math.ceil(bs / stack.block.max_sectors_bytes))
+    part = bs / parts
+    kw: dict = {}
+    info: dict = {"name": stack.name or args.stack, "block_bytes": bs}
+    words = []
+    lim = device_limits(stack.device, part, wl)
+    if "units" in lim:
+        kw["units"] = lim["units"]
+        kw["unit_service_s"] = lim["unit_service_s"] * parts
+        info["units"], info["unit_service_s"] = kw["units"], kw["unit_service_s"]
+        words.append(f"{lim['units']:g} unit(s) x {_ms(kw['unit_service_s'])}")
+    for key in ("iops_cap", "bandwidth_cap_Bps"):
+        if key in lim:
+            kw[key] = info[key] = lim[key]
+            value = format_rate(lim[key]) if key.endswith("_Bps") else f"{lim[key]:,.0f} IOPS"
+            words.append(f"{key.replace('_Bps', '')} {value}")
+    if math.isfinite(stack.link.bandwidth_Bps):
+        kw["link_Bps"] = info["link_Bps"] = stack.multipath.paths * stack.link.bandwidth_Bps
+        words.append(f"{stack.multipath.paths} link(s) of {format_rate(stack.link.bandwidth_Bps)}")
+    slots = min(stack.effective_queue_depth, stack.block.nr_requests) / parts
+    info["queue_depth"] = slots
+    words.append(
+        f"queue depth {slots:g} ({stack.multipath.paths} path(s) x HBA QD "
+        f"{stack.hba.queue_depth}, nr_requests {stack.block.nr_requests})"
+    )
+    path_time = _path_time_s(stack, part, wl)
+    if path_time is not None and path_time > 0:
+        info["latency_s"] = path_time
+        words.append(f"unloaded latency {_ms(path_time)}")
+    text = f"Stack {info['name'] or 'stack'} at bs={format_size(bs)}: " + ", ".join(words)
+    return kw, info, text
+
+
 def cmd_check_claim(args) -> int:
     from .claims import check_claim
 
@@ -274,9 +432,12 @@ def cmd_check_claim(args) -> int:
         if value is None:
             return None
         try:
-            return parse(value, name)
+            x = parse(value, name)
         except UnitError as exc:
             raise SpecError(str(exc)) from None
+        if not (x > 0 and math.isfinite(x)):
+            raise SpecError(f"check-claim: {name} must be > 0 (got {value!r})")
+        return x
 
     kw = dict(
         iops=opt(args.iops, parse_count, "--iops"),
@@ -285,12 +446,123 @@ def cmd_check_claim(args) -> int:
         latency_s=opt(args.latency, parse_time, "--latency"),
         queue_depth=opt(args.qd, parse_count, "--qd"),
     )
+    from_stack = _claim_stack(args, kw["block_bytes"])
+    notes = []
+    if from_stack is not None:
+        extra, info, text = from_stack
+        kw.update(extra)
+        slots = info["queue_depth"]
+        if kw["queue_depth"] is None or kw["queue_depth"] > slots:
+            if kw["queue_depth"] is not None:
+                notes.append(
+                    f"the stack admits only {slots:g} outstanding I/Os below the host, "
+                    f"fewer than --qd {kw['queue_depth']:g}"
+                )
+            kw["queue_depth"] = slots
+        stack_lat = info.get("latency_s")
+        if kw["latency_s"] is None and stack_lat is not None:
+            kw["latency_s"] = stack_lat
+            notes.append(f"latency taken as the stack's unloaded latency {_ms(stack_lat)}")
+        elif stack_lat is not None and kw["latency_s"] < stack_lat * (1 - 1e-9):
+            notes.append(
+                f"the claimed latency {_ms(kw['latency_s'])} is below the stack's unloaded "
+                f"latency {_ms(stack_lat)}"
+            )
     try:
         check = check_claim(**kw)
     except ValueError as exc:
         raise SpecError(f"check-claim: {exc}") from None
-    print(json.dumps(check.to_dict()) if args.json else check.to_text())
+    if args.json:
+        out = check.to_dict()
+        if from_stack is not None:
+            out["stack"] = {**from_stack[1], "notes": notes}
+        print(json.dumps(out))
+    else:
+        if from_stack is not None:
+            print(from_stack[2])
+            for note in notes:
+                print(f"Note: {note}")
+        print(check.to_text())
     return 0
+
+
+def cmd_plan(args) -> int:
+    from .plan import FAILURES, plan
+
+    stack, wl = _model(args)
+    try:
+        target = parse_count(args.iops, "--iops")
+        latency = parse_time(args.latency, "--latency")
+        pct = float(args.percentile)
+    except UnitError as exc:
+        raise SpecError(str(exc)) from None
+    except ValueError:
+        raise SpecError(
+            f"--percentile must be a number such as 99 (got {args.percentile!r})"
+        ) from None
+    if not (target > 0 and math.isfinite(target)):
+        raise SpecError(f"--iops must be a number of I/Os per second > 0 (got {args.iops!r})")
+    if not (latency > 0 and math.isfinite(latency)):
+        raise SpecError(f"--latency must be a time > 0 such as 2ms (got {args.latency!r})")
+    fail = None if args.fail in (None, "none") else args.fail
+    assert fail in FAILURES
+    search = _parse_vary(args.search, "--search") if args.search else None
+    weights = {}
+    for item in args.weight:
+        key, sep, value = item.partition("=")
+        try:
+            weights[key.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not key.strip():
+            raise SpecError(
+                f"--weight expects KEY=NUMBER such as multipath.paths=10 (got {item!r})"
+            )
+    kw = _run_kwargs(args)
+    result = plan(
+        stack,
+        wl,
+        target_iops=target,
+        latency_target_s=latency,
+        percentile=pct,
+        fail=fail,
+        search=search,
+        load=args.load,
+        weights=weights or None,
+        exhaustive=not args.first,
+        progress=_progress(args),
+        **kw,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(_describe(stack, wl))
+        print(result.to_text(all_rows=args.all))
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import write_report
+
+    out = write_report(args.file, args.output, title=args.title, x=args.x)
+    print(out)
+    return 0
+
+
+def cmd_fit(args) -> int:
+    try:
+        from .fit import run_cli
+    except ImportError as exc:
+        raise SpecError(f"iosim fit is not available in this installation yet ({exc})") from None
+    holdout = _parse_vary(args.holdout, "--holdout") if args.holdout else None
+    kw: dict = {}
+    if args.params:
+        kw["params"] = [p.strip() for p in args.params.split(",") if p.strip()]
+    if args.ios is not None:
+        kw["ios"] = _int_arg(args.ios, "--ios", 1)
+    if args.seed is not None:
+        kw["seed"] = _int_arg(args.seed, "--seed", 0)
+    return run_cli(args.files, args.model, holdout, args.json, **kw)
 
 
 def cmd_parse(args) -> int:
@@ -333,11 +605,109 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_options(sp)
     sp.set_defaults(func=cmd_run)
 
-    sp = sub.add_parser("sweep", help="simulate a grid of dotted-key values")
-    sp.add_argument("--vary", action="append", default=[], metavar="KEY=v1,v2,...")
-    sp.add_argument("--workers", default="1", help="local worker processes (default 1)")
+    sp = sub.add_parser(
+        "sweep",
+        help="simulate a grid of dotted-key values, serially, on local cores or on dask",
+    )
+    sp.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="KEY=v1,v2,...",
+        help="a dotted key and its values (1..8 is a range); repeat for a grid",
+    )
+    ex = sp.add_argument_group("execution and output")
+    ex.add_argument("--workers", default="1", help="local worker processes (default 1)")
+    ex.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on a dask.distributed cluster, e.g. tcp://10.0.0.5:8786",
+    )
+    ex.add_argument(
+        "--connect-timeout", default="10s", help="how long to wait for --scheduler (default 10s)"
+    )
+    ex.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when stderr is a terminal)",
+    )
+    ex.add_argument(
+        "-o", "--output", metavar="FILE", help="write the points to FILE (.json, .csv, .parquet)"
+    )
+    ex.add_argument(
+        "--format",
+        choices=("json", "csv", "parquet"),
+        help="output format (default: from the --output suffix; json with --json)",
+    )
     _add_model_options(sp)
     sp.set_defaults(func=cmd_sweep)
+
+    sp = sub.add_parser(
+        "plan",
+        help="smallest configuration meeting an IOPS and a latency target (optionally degraded)",
+    )
+    sp.add_argument("--iops", required=True, help="target IOPS, e.g. 100k")
+    sp.add_argument("--latency", required=True, help="latency target, e.g. 2ms")
+    sp.add_argument("--percentile", default="99", help="latency percentile (default 99)")
+    sp.add_argument(
+        "--fail",
+        choices=("path", "member", "none"),
+        default="none",
+        help="plan with one path (multipath.paths - 1 live) or one device member failed",
+    )
+    sp.add_argument(
+        "--search",
+        action="append",
+        default=[],
+        metavar="KEY=v1,v2,...",
+        help="candidate values, smallest first (default: multipath.paths=1..8 and "
+        "hba.queue_depth=16,32,64,128,256)",
+    )
+    sp.add_argument(
+        "--load",
+        choices=("auto", "open", "closed"),
+        default="auto",
+        help="open: arrivals at the target rate; closed: the workload's threads "
+        "(auto: closed if workload.numjobs/iodepth is searched)",
+    )
+    sp.add_argument(
+        "--weight",
+        action="append",
+        default=[],
+        metavar="KEY=W",
+        help="cost of one step of KEY (default 1 per step of every key)",
+    )
+    sp.add_argument("--first", action="store_true", help="stop at the first passing candidate")
+    sp.add_argument("--all", action="store_true", help="list skipped candidates too")
+    sp.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar"
+    )
+    _add_model_options(sp, ios_default="10000")
+    sp.set_defaults(func=cmd_plan)
+
+    sp = sub.add_parser("report", help="a self-contained HTML report (plotly) of a sweep or a fit")
+    sp.add_argument("file", help="sweep output (.json, .csv, .parquet) or fit output (--json)")
+    sp.add_argument("-o", "--output", metavar="FILE.html", help="default: FILE with .html")
+    sp.add_argument("--title", help="report title")
+    sp.add_argument("--x", metavar="KEY", help="the column for the x axis (default: guessed)")
+    sp.set_defaults(func=cmd_report)
+
+    sp = sub.add_parser("fit", help="calibrate a stack model to measured points")
+    sp.add_argument("files", nargs="+", metavar="FILE")
+    sp.add_argument("--model", required=True, choices=("generic", "ssd", "hdd", "cloud"))
+    sp.add_argument(
+        "--holdout",
+        action="append",
+        default=[],
+        metavar="KEY=v,...",
+        help="points held out for prediction, e.g. numjobs=16,32 (repeatable)",
+    )
+    sp.add_argument("--params", metavar="a,b", help="dotted keys to fit instead of the model's")
+    sp.add_argument("--ios", help="I/Os of each verifying simulation")
+    sp.add_argument("--seed", help="seed of the verifying simulations")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_fit)
 
     sp = sub.add_parser("parse", help="read fio/vdbench/sysbench/iostat/IOMeter output")
     sp.add_argument("file")
@@ -351,6 +721,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--bandwidth")
     sp.add_argument("--latency")
     sp.add_argument("--qd")
+    g = sp.add_argument_group(
+        "stack (optional): its units, service time, queue depth and links join the limits"
+    )
+    _add_stack_options(g)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_check_claim)
     return p

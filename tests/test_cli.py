@@ -1,0 +1,302 @@
+"""The ``iosim`` command line: check-claim (E4, with a stack), plan (E3), sweep output, fit
+wiring, and the error contract (one line on stderr, exit status 2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+
+import pytest
+
+from iosim.cli import main
+from iosim.results import CONTRACT_KEYS
+
+E3 = [
+    "--preset",
+    "allflash-lun",
+    "--set",
+    "device.service=det:1ms",
+    "--set",
+    "device.units=1024",
+    "--set",
+    "host.overhead=0",
+]
+
+E4_STACK = """
+name = "cloud-e4"
+[hba]
+queue_depth = 1024
+[link]
+bandwidth_Bps = "4GB/s"
+[device]
+kind = "generic"
+units = 128
+service = "det:0.128ms"
+"""
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def assert_usage_error(capsys, *argv, match=""):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ")
+    assert match in lines[0]
+    return lines[0]
+
+
+# -- check-claim: E4 -------------------------------------------------------------------------
+
+
+E4 = ["check-claim", "--iops", "1M", "--bandwidth", "4GB/s", "--latency", "0.128ms"]
+
+
+def test_e4_feasible_only_with_small_blocks_and_deep_queues(capsys):
+    ok = run_json(capsys, *E4, "--bs", "4000", "--qd", "128")
+    assert ok["feasible"] is True
+    assert ok["min_queue_depth"] == pytest.approx(128)
+    assert ok["max_block_bytes"] == pytest.approx(4000)
+    shallow = run_json(capsys, *E4, "--bs", "4000", "--qd", "127")
+    assert shallow["feasible"] is False and shallow["binding"] == "little"
+    big = run_json(capsys, *E4, "--bs", "16KiB")
+    assert big["feasible"] is False and big["binding"] == "bandwidth"
+    (row,) = [lim for lim in big["limits"] if lim["binding"]]
+    assert row["name"] == "bandwidth" and row["value"] == pytest.approx(4e9 / 16384)
+    for d in (ok, shallow, big):
+        assert {"feasible", "limits", "min_queue_depth", "max_block_bytes", "max_iops"} <= set(d)
+        assert "stack" not in d
+
+
+def test_check_claim_with_a_stack_adds_its_limits(capsys, tmp_path):
+    f = tmp_path / "e4.toml"
+    f.write_text(E4_STACK)
+    ok = run_json(capsys, "check-claim", "--iops", "1M", "--stack", str(f), "--bs", "4000")
+    assert ok["feasible"] is True
+    names = {lim["name"] for lim in ok["limits"]}
+    assert {"units", "link", "little"} <= names
+    units = next(lim for lim in ok["limits"] if lim["name"] == "units")
+    assert units["value"] == pytest.approx(1e6)  # 128 units / 0.128 ms
+    assert ok["stack"]["units"] == 128 and ok["stack"]["link_Bps"] == pytest.approx(4e9)
+    assert ok["stack"]["latency_s"] == pytest.approx(0.128e-3 + 4000 / 4e9)
+    big = run_json(capsys, "check-claim", "--iops", "1M", "--stack", str(f), "--bs", "16KiB")
+    assert big["feasible"] is False and big["binding"] == "link"
+    # the claimed bandwidth, when given, is named first among equal limits
+    big = run_json(capsys, *E4, "--stack", str(f), "--bs", "16KiB", "--set", "hba.queue_depth=2048")
+    assert big["feasible"] is False and big["binding"] == "bandwidth"
+
+
+def test_check_claim_with_a_preset_names_the_queue_depth(capsys):
+    d = run_json(capsys, "check-claim", "--iops", "1M", "--preset", "allflash-lun")
+    # 32 slots / 0.46 ms = 69,565 IOPS, tighter than 64 units / 0.46 ms = 139,130 IOPS
+    assert d["feasible"] is False and d["binding"] == "little"
+    assert d["max_iops"] == pytest.approx(32 / 0.46e-3)
+    assert any("unloaded latency" in n for n in d["stack"]["notes"])
+    code, out, err = run(
+        capsys, "check-claim", "--iops", "50k", "--preset", "allflash-lun", "--latency", "0.1ms"
+    )
+    assert code == 0 and "Stack allflash-lun" in out
+    assert "below the stack's unloaded latency" in out
+    d = run_json(
+        capsys,
+        "check-claim",
+        "--iops",
+        "100k",
+        "--preset",
+        "allflash-lun",
+        "--set",
+        "multipath.paths=4",
+    )
+    assert d["feasible"] is True and d["stack"]["queue_depth"] == 128
+
+
+def test_check_claim_with_the_e4_cloud_preset(capsys):
+    from iosim import presets
+
+    if "cloud-essd-1m" not in presets.names():
+        pytest.skip("the E4 cloud preset is not in this tree yet")
+    claim = ["check-claim", "--iops", "1M", "--preset", "cloud-essd-1m"]
+    ok = run_json(capsys, *claim, "--bs", "4000")
+    assert ok["feasible"] is True and ok["min_queue_depth"] == pytest.approx(128)
+    assert ok["max_block_bytes"] == pytest.approx(4000)
+    for bs in ("4k", "16KiB"):  # 4 KiB = 4,096 B is already over 4 GB/s at 1 M IOPS
+        d = run_json(capsys, *claim, "--bs", bs)
+        assert d["feasible"] is False and d["binding"] == "bandwidth-cap"
+
+
+# -- plan: E3 --------------------------------------------------------------------------------
+
+
+def test_plan_e3_one_path_down(capsys):
+    argv = [
+        "plan",
+        *E3,
+        "--iops",
+        "100k",
+        "--latency",
+        "1.5ms",
+        "--fail",
+        "path",
+        "--search",
+        "multipath.paths=1..8",
+        "--search",
+        "hba.queue_depth=32,64,128",
+        "--ios",
+        "2000",
+    ]
+    d = run_json(capsys, *argv)
+    assert d["feasible"] is True and d["fail"] == "path"
+    assert {"multipath.paths": 5, "hba.queue_depth": 32} in d["minimal"]
+    assert all(m["hba.queue_depth"] > 32 for m in d["minimal"] if m["multipath.paths"] < 5)
+    assert d["search"]["multipath.paths"] == list(range(1, 9))
+    reasons = {json.dumps(c["config"], sort_keys=True): c for c in d["candidates"]}
+    four = reasons[json.dumps({"hba.queue_depth": 32, "multipath.paths": 4}, sort_keys=True)]
+    assert four["status"] == "fail" and four["bound_iops"] == pytest.approx(96_000)
+    code, out, err = run(capsys, *argv)
+    assert code == 0
+    assert "PASS" in out and "theory" in out and "Smallest:" in out
+    assert "multipath.paths=5 hba.queue_depth=32" in out
+
+
+# -- sweep -----------------------------------------------------------------------------------
+
+SWEEP = ["sweep", "--preset", "allflash-lun", "--vary", "workload.numjobs=1,4", "--ios", "300"]
+
+
+def test_sweep_json_has_contract_keys_and_canonical_values(capsys):
+    rows = run_json(capsys, *SWEEP, "--vary", "workload.block_size_bytes=4k,8k")
+    assert len(rows) == 4
+    for r in rows:
+        assert set(CONTRACT_KEYS) - {"lat_mean_ci95_s", "iops_ci95"} <= set(r)
+        assert r["workload.block_size_bytes"] in (4096, 8192)
+        assert isinstance(r["workload.numjobs"], int)
+
+
+def test_sweep_writes_csv_and_json(capsys, tmp_path):
+    import pandas as pd
+
+    code, out, err = run(capsys, *SWEEP, "-o", str(tmp_path / "s.csv"))
+    assert code == 0 and "written to" in out and "2 points" in out
+    df = pd.read_csv(tmp_path / "s.csv")
+    assert list(df["workload.numjobs"]) == [1, 4] and "lat_p99_s" in df
+    code, out, err = run(capsys, *SWEEP, "--format", "csv")
+    assert code == 0 and out.startswith("iops,")
+    code, out, err = run(capsys, *SWEEP, "--json", "-o", str(tmp_path / "s.json"))
+    assert code == 0 and out == ""
+    rows = json.loads((tmp_path / "s.json").read_text())
+    assert [r["workload.numjobs"] for r in rows] == [1, 4]
+    assert rows[0]["iops"] == pytest.approx(df["iops"][0])
+
+
+def test_sweep_parquet(capsys, tmp_path):
+    import importlib.util
+
+    target = str(tmp_path / "s.parquet")
+    if (
+        importlib.util.find_spec("pyarrow") is None
+        and importlib.util.find_spec("fastparquet") is None
+    ):
+        line = assert_usage_error(capsys, *SWEEP, "-o", target, match="pyarrow")
+        assert "pip install pyarrow" in line
+        assert not (tmp_path / "s.parquet").exists()
+    else:  # pragma: no cover - depends on the environment
+        import pandas as pd
+
+        code, _, err = run(capsys, *SWEEP, "-o", target)
+        assert code == 0, err
+        assert list(pd.read_parquet(target)["workload.numjobs"]) == [1, 4]
+
+
+def test_sweep_progress_bar_on_request(capsys):
+    code, out, err = run(capsys, *SWEEP, "--progress")
+    assert code == 0 and "sweep" in err and "/2 [" in err
+    code, out, err = run(capsys, *SWEEP, "--no-progress")
+    assert code == 0 and err == ""
+
+
+def test_sweep_workers_equal_serial(capsys):
+    serial = run_json(capsys, *SWEEP, "--vary", "hba.queue_depth=1,2")
+    par = run_json(capsys, *SWEEP, "--vary", "hba.queue_depth=1,2", "--workers", "2")
+    assert par == serial
+
+
+# -- fit wiring ------------------------------------------------------------------------------
+
+
+def test_fit_unavailable_is_one_clear_line(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "iosim.fit", None)  # import fails as if absent
+    assert_usage_error(capsys, "fit", "a.json", "--model", "generic", match="iosim fit")
+
+
+def test_fit_passes_its_arguments(capsys, monkeypatch):
+    seen = {}
+
+    def run_cli(files, model, holdout, as_json):
+        seen.update(files=files, model=model, holdout=holdout, as_json=as_json)
+        return 0
+
+    monkeypatch.setitem(sys.modules, "iosim.fit", types.SimpleNamespace(run_cli=run_cli))
+    code, _, _ = run(
+        capsys, "fit", "a.json", "b.json", "--model", "ssd", "--holdout", "numjobs=8,16", "--json"
+    )
+    assert code == 0
+    assert seen == dict(
+        files=["a.json", "b.json"], model="ssd", holdout={"numjobs": ["8", "16"]}, as_json=True
+    )
+    seen.clear()
+    code, _, _ = run(capsys, "fit", "a.csv", "--model", "hdd")
+    assert code == 0 and seen["holdout"] is None and seen["as_json"] is False
+
+
+# -- errors: one line, exit 2 ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["check-claim", "--iops", "-5"], "--iops"),
+        (["check-claim", "--iops", "1M", "--bs=-4k"], "--bs"),
+        (["check-claim", "--iops", "1M", "--set", "hba.queue_depth=4"], "--preset or --stack"),
+        (["check-claim", "--iops", "1M", "--preset", "nope"], "unknown preset"),
+        (["check-claim", "--iops", "1M", "--preset", "allflash-lun", "--set", "x.y=1"], "x.y"),
+        (["plan", "--iops", "-100k", "--latency", "1ms"], "--iops"),
+        (["plan", "--iops", "100k", "--latency", "0ms"], "--latency"),
+        (["plan", "--iops", "100k", "--latency", "1ms", "--percentile", "98"], "percentile"),
+        (["plan", "--iops", "100k", "--latency", "1ms", "--percentile", "p99"], "percentile"),
+        (["plan", "--iops", "1k", "--latency", "1ms", "--search", "hba.depth=1,2"], "hba.depth"),
+        (["plan", "--iops", "1k", "--latency", "1ms", "--search", "hba.queue_depth"], "--search"),
+        (["plan", "--iops", "1k", "--latency", "1ms", "--weight", "paths"], "--weight"),
+        (["plan", "--iops", "1k", "--latency", "1ms", "--fail", "disk"], "--fail"),
+        (["sweep", "--vary", "hba.depth=1,2"], "hba.depth"),
+        (["sweep", "--vary", "nothing.here=1,2"], "nothing.here"),
+        (["sweep", "--vary", "hba.queue_depth=0,1"], "hba.queue_depth"),
+        (["sweep", "--vary", "hba.queue_depth"], "--vary"),
+        (["sweep"], "--vary"),
+        (["sweep", "--vary", "hba.queue_depth=1", "--workers", "0"], "--workers"),
+        (["sweep", "--vary", "hba.queue_depth=1", "-o", "x.txt"], "suffix"),
+        (["sweep", "--vary", "hba.queue_depth=1", "-o", "/no/such/dir/x.csv"], "does not exist"),
+        (
+            ["sweep", "--vary", "hba.queue_depth=1", "--workers", "2", "--scheduler", "x:1"],
+            "not both",
+        ),
+        (["sweep", "--vary", "hba.queue_depth=1", "--connect-timeout", "-1s"], "timeout"),
+        (["report", "/no/such/file.json"], "no such file"),
+        (["fit", "a.json", "--model", "raid"], "--model"),
+        (["plan", "--latency", "1ms"], "--iops"),
+    ],
+)
+def test_bad_arguments_give_one_line_and_exit_2(capsys, argv, match):
+    assert_usage_error(capsys, *argv, match=match)
