@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Executor
+from concurrent.futures import Executor, as_completed
 from typing import Any
 
 import numpy as np
@@ -306,10 +306,11 @@ def sweep(
                     bar.update(1)
         else:
             futures = [executor.submit(_point, job) for job in jobs]
-            for f in futures:
-                results.append(f.result())
+            # the bar moves as points finish, in any order; results keep the grid's order
+            for _ in as_completed(futures):
                 if bar is not None:
                     bar.update(1)
+            results = [f.result() for f in futures]
     finally:
         if bar is not None:
             bar.close()

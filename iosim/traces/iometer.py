@@ -40,7 +40,10 @@ def _f(row: dict, key: str, path, line) -> float | None:
 def read_iometer(path: str | os.PathLike) -> Curve:
     """IOMeter ``results.csv`` -> Curve (see the module documentation)."""
     text = read_text(path)
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise TraceFormatError(path, None, f"not a readable CSV file ({exc})") from None
     specs: dict[str, list[dict]] = {}
     points: list[Results] = []
     i = 0
