@@ -15,7 +15,46 @@ two phases (reads, then writes that depend on them):
 * RAID 6: two parity units (P, Q) per row: 6 member I/Os for a small write.
 * Degraded mode (``failed_member``): a read of a unit on the failed member reads the same
   range from every surviving member of its row and reconstructs it; writes skip the failed
-  member (RAID 5/6 still update parity).
+  member (RAID 5/6 still update parity). :func:`raid_map_tagged` also says which member I/Os
+  the failure caused or changed.
+
+A member failure during the run (``failed_member`` with ``fail_at_s`` > 0; ``fail_at_s`` = 0,
+the default, is the static degraded mode from the start) and its rebuild onto a spare
+(``rebuild_start_s``, ``rebuild_rate_Bps``, ``rebuild_io_bytes``, ``rebuild_span_bytes``):
+
+* At ``fail_at_s`` the member stops serving. Work queued or in service there is abandoned; a
+  request that lost a read is re-served through the degraded path (the survivors of the row
+  are read, minus the reads it already has); a lost write needs nothing more (for RAID 5/6 the
+  parity, computed from the new data, is still written; for RAID 1/10 the mirror holds it),
+  as md and hardware controllers do. Every request completes once.
+* From ``rebuild_start_s`` a spare takes the failed member's place and a background process
+  rebuilds it in order of member offset, ``rebuild_io_bytes`` at a time: read the same range
+  from the survivors (every survivor for RAID 5/6, the mirror for RAID 1/10), write it to the
+  spare, with at most one step in flight and steps started no faster than
+  ``rebuild_rate_Bps`` (md's ``speed_limit_max``; ``inf`` = as fast as the members allow).
+  Rebuild I/Os queue at the members with foreground I/Os, so foreground latency rises.
+  Rows below the rebuild checkpoint are served as optimal (reads may use the spare), as md
+  does below ``recovery_offset``.
+* The rebuild covers the rows that hold the first ``rebuild_span_bytes`` of the array's
+  address space (set it to the workload's ``span_bytes``: the device does not know which
+  addresses a workload uses, and a controller with a write-intent bitmap, or md with
+  ``--bitmap``, only resyncs what is in use); unset, it covers the whole member
+  (``member.capacity_bytes``: a full-disk rebuild, hours of simulated time for a large HDD).
+  When it is done the whole array is optimal again.
+* The data itself is not simulated: a write racing the rebuild of its own row is timed, not
+  checked for consistency (real controllers lock the stripe).
+
+Times are simulation time from the start of the run (warm-up included). With a failure set,
+the SimPy model's ``counters`` (``Results.counters["device"]``) add: ``member_reads_<cause>``
+and ``member_writes_<cause>`` for cause ``foreground``, ``degraded`` (caused or changed by the
+failure, as :func:`raid_map_tagged` says) and ``rebuild``; ``member_ios_lost`` (member I/Os
+the failed member never completed) and ``requests_re_served`` (requests and destages that lost
+one and completed through the degraded path); ``rebuilt_bytes`` and ``rebuild_target_bytes``
+(member bytes); per phase (``before_failure``, ``degraded``, ``rebuilding``,
+``after_rebuild``) ``<phase>_requests``, ``<phase>_latency_s`` (summed time in the RAID
+model, so the mean latency of the phase is the ratio) and ``<phase>_degraded_reads``; and
+``failed_at_s``, ``rebuild_started_s``, ``rebuild_ended_s`` once they happen (over
+replications these, like every counter, are summed).
 
 The controller (the engine's job): ``controller_overhead_s`` per request; optional write-back
 cache of ``write_cache_bytes`` (writes acknowledged once they are in cache, destaged in the
@@ -37,6 +76,10 @@ __all__ = [
     "RaidDevice",
     "RAID_LEVELS",
     "raid_map",
+    "raid_map_tagged",
+    "raid_member_span",
+    "raid_rebuild_reads",
+    "raid_row_end",
     "raid_data_members",
     "raid_write_penalty",
     "raid_max_iops",
@@ -45,6 +88,7 @@ __all__ = [
 RAID_LEVELS = ("0", "1", "10", "5", "6")
 
 MemberIO = tuple[int, float, float]  # (member, member offset, bytes)
+TaggedIO = tuple[int, float, float, bool]  # (member, member offset, bytes, caused by failure)
 
 
 def raid_data_members(level: str, members: int) -> int:
@@ -92,22 +136,106 @@ def _pieces(offset: float, size: float, su: float):
     return out
 
 
-def raid_map(level: str, members: int, stripe_unit_bytes: float, offset: float, size: float,
-             is_read: bool, failed: int = -1, read_turn: int = 0
-             ) -> tuple[list[MemberIO], list[MemberIO]]:
-    """Member I/Os for one request: (reads, writes); the writes start when the reads are done.
+def _units_per_row(level: str, n: int) -> int:
+    """Stripe units of data per row (a row is one stripe unit deep on every member)."""
+    return {"0": n, "1": 1, "10": n // 2, "5": n - 1, "6": n - 2}[level]
 
-    ``failed`` is the index of a failed member (-1 for none); ``read_turn`` picks the mirror
-    for RAID 1/10 reads (e.g. a running counter).
-    """
+
+def raid_row_end(level: str, members: int, stripe_unit_bytes: float, offset: float,
+                 size: float) -> float:
+    """The member offset just past the last row a request touches (the rows of a request are
+    rebuilt once a rebuild's checkpoint reaches this)."""
+    su = stripe_unit_bytes
+    last_unit = int((offset + max(size, 1.0) - 1.0) // su)
+    return (last_unit // _units_per_row(level, members) + 1) * su
+
+
+def raid_member_span(level: str, members: int, stripe_unit_bytes: float,
+                     span_bytes: float) -> float:
+    """Member bytes (from offset 0) holding the first ``span_bytes`` of the array, whole
+    rows."""
+    su = stripe_unit_bytes
+    units = math.ceil(span_bytes / su)
+    return math.ceil(units / _units_per_row(level, members)) * su
+
+
+def raid_rebuild_reads(level: str, members: int, failed: int, offset: float, size: float,
+                       turn: int = 0) -> list[MemberIO]:
+    """Reads that rebuild ``[offset, offset + size)`` of member ``failed``: the same range on
+    every survivor (RAID 5/6), on the mirror partner (RAID 10), on one survivor (RAID 1,
+    alternating with ``turn``)."""
+    n = members
+    if level == "0":
+        raise ValueError("RAID 0 has no redundancy to rebuild from")
+    if level == "1":
+        alive = [m for m in range(n) if m != failed]
+        return [(alive[turn % len(alive)], offset, size)]
+    if level == "10":
+        return [(failed ^ 1, offset, size)]
+    return [(m, offset, size) for m in range(n) if m != failed]
+
+
+def _parity_row(level: str, n: int, su: float, row: int, parts, is_read: bool, failed: int
+                ) -> tuple[list[TaggedIO], list[TaggedIO]]:
+    """Member I/Os of the pieces ``parts`` [(data index, offset in unit, bytes)] of one row."""
+    data, parity = _parity_layout(level, n, row)
+    ndata = len(data)
+    base = row * su
+    reads: list[TaggedIO] = []
+    writes: list[TaggedIO] = []
+    if is_read:
+        for j, within, nb in parts:
+            m = data[j]
+            if m != failed:
+                reads.append((m, base + within, nb, False))
+            else:  # reconstruct from every survivor of the row
+                reads.extend((o, base + within, nb, True)
+                             for o in data + parity if o != failed)
+        return reads, writes
+    full = len(parts) == ndata and all(w == 0 and nb == su for _, w, nb in parts)
+    if full:
+        writes.extend((m, base, su, False) for m in data + parity if m != failed)
+    else:
+        # partial row: the parity range is the union of the touched ranges
+        lo = min(w for _, w, _ in parts)
+        hi = max(w + nb for _, w, nb in parts)
+        touched = {data[j] for j, _, _ in parts}
+        untouched = [m for m in data if m not in touched]
+        alive_parity = [p for p in parity if p != failed]
+        if not alive_parity:
+            pass  # RAID 5 whose parity member failed: just write the data
+        elif failed in touched or (failed not in untouched
+                                   and len(untouched) < len(parts) + len(alive_parity)):
+            # reconstruct-write: read what is not being written, write data and parity (the
+            # only way when the old data is on the failed member)
+            reads.extend((m, base + lo, hi - lo, False) for m in untouched)
+        else:  # read-modify-write (the only way when an untouched member failed)
+            reads.extend((data[j], base + w, nb, False) for j, w, nb in parts)
+            reads.extend((p, base + lo, hi - lo, False) for p in alive_parity)
+        writes.extend((data[j], base + w, nb, False) for j, w, nb in parts if data[j] != failed)
+        writes.extend((p, base + lo, hi - lo, False) for p in parity if p != failed)
+    if failed >= 0 and failed in data + parity:
+        if (reads, writes) != _parity_row(level, n, su, row, parts, False, -1):
+            reads = [(m, o, b, True) for m, o, b, _ in reads]
+            writes = [(m, o, b, True) for m, o, b, _ in writes]
+    return reads, writes
+
+
+def raid_map_tagged(level: str, members: int, stripe_unit_bytes: float, offset: float,
+                    size: float, is_read: bool, failed: int = -1, read_turn: int = 0
+                    ) -> tuple[list[TaggedIO], list[TaggedIO]]:
+    """:func:`raid_map` with a fourth element per member I/O: True when the failure caused it
+    or changed it (a reconstruct read of a unit on the failed member; a mirror read that would
+    have gone to the failed member; the I/Os of a write whose row or mirror pair lost a
+    member)."""
     n, su = members, stripe_unit_bytes
-    reads: list[MemberIO] = []
-    writes: list[MemberIO] = []
+    reads: list[TaggedIO] = []
+    writes: list[TaggedIO] = []
     pieces = _pieces(offset, size, su)
     if level == "0":
         for unit, within, nb in pieces:
             m = unit % n
-            (reads if is_read else writes).append((m, (unit // n) * su + within, nb))
+            (reads if is_read else writes).append((m, (unit // n) * su + within, nb, False))
         return reads, writes
     if level in ("1", "10"):
         for k, (unit, within, nb) in enumerate(pieces):
@@ -119,45 +247,34 @@ def raid_map(level: str, members: int, stripe_unit_bytes: float, offset: float, 
                 group, moff = [2 * pair, 2 * pair + 1], (unit // pairs) * su + within
             alive = [m for m in group if m != failed]
             if is_read:
-                reads.append((alive[(read_turn + k + unit) % len(alive)], moff, nb))
+                hit = group[(read_turn + k + unit) % len(group)] == failed
+                reads.append((alive[(read_turn + k + unit) % len(alive)], moff, nb, hit))
             else:
-                writes.extend((m, moff, nb) for m in alive)
+                writes.extend((m, moff, nb, failed in group) for m in alive)
         return reads, writes
     # parity levels
-    ndata = n - (1 if level == "5" else 2)
+    ndata = _units_per_row(level, n)
     rows: dict[int, list[tuple[int, float, float]]] = {}
     for unit, within, nb in pieces:
         rows.setdefault(unit // ndata, []).append((unit % ndata, within, nb))
     for row, parts in rows.items():
-        data, parity = _parity_layout(level, n, row)
-        base = row * su
-        if is_read:
-            for j, within, nb in parts:
-                m = data[j]
-                if m != failed:
-                    reads.append((m, base + within, nb))
-                else:  # reconstruct from every survivor of the row
-                    reads.extend((o, base + within, nb) for o in data + parity if o != failed)
-            continue
-        full = len(parts) == ndata and all(w == 0 and nb == su for _, w, nb in parts)
-        if full:
-            writes.extend((m, base, su) for m in data + parity if m != failed)
-            continue
-        # partial row: the parity range is the union of the touched ranges
-        lo = min(w for _, w, _ in parts)
-        hi = max(w + nb for _, w, nb in parts)
-        touched = {data[j] for j, _, _ in parts}
-        untouched = [m for m in data if m not in touched]
-        rmw_reads = len(parts) + len(parity)
-        if failed in touched or failed in parity or len(untouched) < rmw_reads:
-            # reconstruct-write: read what is not being written, write data and parity
-            reads.extend((m, base + lo, hi - lo) for m in untouched if m != failed)
-        else:
-            reads.extend((data[j], base + w, nb) for j, w, nb in parts)
-            reads.extend((p, base + lo, hi - lo) for p in parity)
-        writes.extend((data[j], base + w, nb) for j, w, nb in parts if data[j] != failed)
-        writes.extend((p, base + lo, hi - lo) for p in parity if p != failed)
+        r, w = _parity_row(level, n, su, row, parts, is_read, failed)
+        reads.extend(r)
+        writes.extend(w)
     return reads, writes
+
+
+def raid_map(level: str, members: int, stripe_unit_bytes: float, offset: float, size: float,
+             is_read: bool, failed: int = -1, read_turn: int = 0
+             ) -> tuple[list[MemberIO], list[MemberIO]]:
+    """Member I/Os for one request: (reads, writes); the writes start when the reads are done.
+
+    ``failed`` is the index of a failed member (-1 for none); ``read_turn`` picks the mirror
+    for RAID 1/10 reads (e.g. a running counter).
+    """
+    reads, writes = raid_map_tagged(level, members, stripe_unit_bytes, offset, size, is_read,
+                                    failed, read_turn)
+    return [io[:3] for io in reads], [io[:3] for io in writes]
 
 
 def _member_spec(value: Any):
@@ -186,6 +303,11 @@ class RaidDevice(Spec):
     stripe_unit_bytes: float = fld(65536, "size")
     sector_bytes: float = fld(512, "size")
     failed_member: int | None = fld(None, "int", optional=True)
+    fail_at_s: float = fld(0.0, "time")
+    rebuild_start_s: float | None = fld(None, "time", optional=True)
+    rebuild_rate_Bps: float = fld(math.inf, "rate")
+    rebuild_io_bytes: float | None = fld(None, "size", optional=True)
+    rebuild_span_bytes: float | None = fld(None, "size", optional=True)
     controller_overhead_s: float = fld(0.0, "time")
     write_cache_bytes: float = fld(0, "size")
     destage_limit: int = fld(64, "int")
@@ -222,12 +344,49 @@ class RaidDevice(Spec):
         if self.failed_member is not None:
             self.require(0 <= self.failed_member < n, "failed_member", f"in 0..{n - 1}")
             self.require(self.level != "0", "failed_member",
-                         "unset for RAID 0, which has no redundancy")
+                         "unset for RAID 0, which has no redundancy: a RAID 0 member failure "
+                         "loses data, and iosim does not simulate data loss")
+        self._validate_faults(sector)
         self.require(self.controller_overhead_s >= 0, "controller_overhead_s", ">= 0 s")
         self.require(self.write_cache_bytes >= 0, "write_cache_bytes", ">= 0 bytes")
         self.require(self.destage_limit >= 1, "destage_limit", ">= 1")
         self.require(self.coalesce_count >= 1, "coalesce_count", ">= 1")
         self.require(self.coalesce_timeout_s >= 0, "coalesce_timeout_s", ">= 0 s")
+
+    def _validate_faults(self, sector: float) -> None:
+        self.require(math.isfinite(self.fail_at_s) and self.fail_at_s >= 0, "fail_at_s",
+                     "a time >= 0")
+        unset = self.failed_member is None
+        self.require(unset is False or self.fail_at_s == 0, "fail_at_s",
+                     "0 when device.failed_member is unset (no member fails)")
+        start = self.rebuild_start_s
+        if start is not None:
+            self.require(not unset, "rebuild_start_s",
+                         "unset when device.failed_member is unset (nothing to rebuild)")
+            self.require(math.isfinite(start) and start >= self.fail_at_s, "rebuild_start_s",
+                         f"a time >= device.fail_at_s = {self.fail_at_s:g} s")
+        self.require(self.rebuild_rate_Bps > 0, "rebuild_rate_Bps", "> 0 bytes/s")
+        if self.rebuild_io_bytes is not None:
+            self.require(self.rebuild_io_bytes >= sector and self.rebuild_io_bytes % sector == 0,
+                         "rebuild_io_bytes", f"a multiple of the {sector:g}-byte sector")
+        cap = self.capacity_bytes
+        if self.rebuild_span_bytes is not None:
+            self.require(0 < self.rebuild_span_bytes <= cap, "rebuild_span_bytes",
+                         f"> 0 and <= device.capacity_bytes = {cap:g} bytes")
+        elif start is not None:
+            self.require(math.isfinite(cap), "rebuild_span_bytes",
+                         "set (e.g. to workload.span_bytes) when the member has no "
+                         "capacity_bytes, so the rebuild has an end")
+
+    @property
+    def rebuild_target_bytes(self) -> float:
+        """Member bytes a rebuild writes to the spare: the rows holding the first
+        ``rebuild_span_bytes`` of the array, or the whole member."""
+        member_cap = getattr(self.member, "capacity_bytes", math.inf)
+        if self.rebuild_span_bytes is None:
+            return member_cap
+        return min(member_cap, raid_member_span(self.level, self.members,
+                                                self.stripe_unit_bytes, self.rebuild_span_bytes))
 
     @property
     def units(self) -> int:
@@ -250,11 +409,20 @@ class RaidDevice(Spec):
         member = getattr(self.member, "warmup_ios", 0) * self.members
         return member + 2 * int(self.write_cache_bytes // 4096)
 
-    def map(self, offset: float, size: float, is_read: bool, read_turn: int = 0):
-        """Member I/Os of one request: :func:`raid_map` with this set's geometry."""
-        failed = -1 if self.failed_member is None else self.failed_member
+    def map(self, offset: float, size: float, is_read: bool, read_turn: int = 0,
+            failed: int | None = None):
+        """Member I/Os of one request: :func:`raid_map` with this set's geometry; ``failed``
+        defaults to ``failed_member`` (-1 for none)."""
+        if failed is None:
+            failed = -1 if self.failed_member is None else self.failed_member
         return raid_map(self.level, self.members, self.stripe_unit_bytes, offset, size,
                         is_read, failed, read_turn)
+
+    def map_tagged(self, offset: float, size: float, is_read: bool, read_turn: int,
+                   failed: int):
+        """:func:`raid_map_tagged` with this set's geometry."""
+        return raid_map_tagged(self.level, self.members, self.stripe_unit_bytes, offset, size,
+                               is_read, failed, read_turn)
 
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time a member unit is held by a random read of ``size_bytes`` (so that

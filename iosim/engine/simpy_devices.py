@@ -22,11 +22,12 @@ from ..devices import generic_service_s
 from ..devices.array import array_group_of, array_read_hit
 from ..devices.cloud import bucket_plan, bucket_take, io_units
 from ..devices.hdd import hdd_move_s, hdd_positioning_s, hdd_rotation_s
+from ..devices.raid import raid_rebuild_reads, raid_row_end
 from ..devices.ssd import ssd_die_of, ssd_page_is_slow, ssd_pages
 from ..spec import SpecError
 
 __all__ = ["make_device", "GenericModel", "HddModel", "SsdModel", "CloudModel",
-           "RaidModel", "ArrayModel", "SIMPY_MODELS"]
+           "RaidModel", "ArrayModel", "SIMPY_MODELS", "RAID_PHASES"]
 
 
 class GenericModel:
@@ -451,16 +452,52 @@ class Coalescer:
             self._flush()
 
 
+class _MemberRecorder:
+    """A member's view of the recorder: when the member fails, the units it had busy are
+    withdrawn and whatever it still does with its abandoned queue is no longer recorded."""
+
+    def __init__(self, recorder):
+        self.rec = recorder
+        self.level = 0
+        self.dead = False
+
+    def unit_busy(self, delta: int) -> None:
+        self.level += delta
+        if not self.dead:
+            self.rec.unit_busy(delta)
+
+    def die(self) -> None:
+        if not self.dead:
+            self.dead = True
+            self.rec.unit_busy(-self.level)
+
+    def __getattr__(self, name: str):
+        if name == "rec":  # not set yet (e.g. while copying)
+            raise AttributeError(name)
+        return getattr(self.rec, name)
+
+
+#: Phases of a RAID set with a member failure, in order (the keys of the per-phase counters).
+RAID_PHASES = ("before_failure", "degraded", "rebuilding", "after_rebuild")
+
+
 class RaidModel:
     """Members built recursively with :func:`make_device`; fork-join of member I/Os; a
-    write-back cache destaged in the background; completion coalescing."""
+    write-back cache destaged in the background; completion coalescing; a member failure at
+    ``fail_at_s`` and a rebuild onto a spare (see :mod:`iosim.devices.raid`)."""
 
     def __init__(self, env: simpy.Environment, spec, streams, recorder):
         self.env = env
         self.spec = spec
         self.rec = recorder
+        self.streams = streams
+        f = spec.failed_member
+        self.faults = f is not None
+        self.live_fail = self.faults and spec.fail_at_s > 0
+        self.dying_rec = _MemberRecorder(recorder) if self.live_fail else None
         self.members = [
-            make_device(env, spec.member, _Prefixed(streams, f"device.member{i}"), recorder)
+            make_device(env, spec.member, _Prefixed(streams, f"device.member{i}"),
+                        self.dying_rec if i == f and self.live_fail else recorder)
             for i in range(spec.members)
         ]
         self.cache_free = spec.write_cache_bytes
@@ -470,21 +507,166 @@ class RaidModel:
         self.turn = 0
         self.counters = {"requests": 0, "member_reads": 0, "member_writes": 0,
                          "cached_writes": 0, "destages": 0}
+        # fault state: the failed member (-1: none), rows below `rebuilt_to` (member bytes)
+        # already rebuilt onto the spare
+        self.failed = -1
+        self.rebuilt_to = 0.0
+        self.phase = RAID_PHASES[0]
+        self.fail_ev: simpy.Event | None = None
+        if not self.faults:
+            return
+        c = self.counters
+        for what in ("reads", "writes"):
+            for cause in ("foreground", "degraded", "rebuild"):
+                c[f"member_{what}_{cause}"] = 0
+        c.update({"member_ios_lost": 0, "requests_re_served": 0, "rebuilt_bytes": 0.0,
+                  "rebuild_target_bytes": 0.0})
+        for phase in RAID_PHASES:
+            c[f"{phase}_requests"] = 0
+            c[f"{phase}_latency_s"] = 0.0
+            c[f"{phase}_degraded_reads"] = 0
+        if self.live_fail:
+            self.fail_ev = env.event()
+            env.process(self._fail())
+        else:
+            self._enter_failed(f)
+        if spec.rebuild_start_s is not None:
+            c["rebuild_target_bytes"] = spec.rebuild_target_bytes
+            env.process(self._rebuild())
 
+    # -- faults ------------------------------------------------------------------------------
+    def _enter_failed(self, f: int) -> None:
+        self.failed = f
+        self.phase = "degraded"
+        self.counters["failed_at_s"] = self.env.now
+
+    def _fail(self):
+        yield self.env.timeout(self.spec.fail_at_s)
+        f = self.spec.failed_member
+        self._enter_failed(f)
+        self.dying_rec.die()
+        self.fail_ev.succeed()
+
+    def _rebuild(self):
+        env, spec, c = self.env, self.spec, self.counters
+        if self.fail_ev is not None:
+            yield self.fail_ev
+        yield env.timeout(max(0.0, spec.rebuild_start_s - env.now))
+        f = self.failed
+        # the spare takes the failed member's slot; only rows below `rebuilt_to` reach it
+        self.members[f] = make_device(env, spec.member, _Prefixed(self.streams,
+                                                                  f"device.spare{f}"), self.rec)
+        self.phase = "rebuilding"
+        c["rebuild_started_s"] = env.now
+        target = spec.rebuild_target_bytes
+        step = spec.rebuild_io_bytes or spec.stripe_unit_bytes
+        pos, turn = 0.0, 0
+        while pos < target:
+            t0 = env.now
+            nb = min(step, target - pos)
+            reads = raid_rebuild_reads(spec.level, spec.members, f, pos, nb, turn)
+            turn += 1
+            yield from self._member_io([(*io, "rebuild") for io in reads], True)
+            yield from self._member_io([(f, pos, nb, "rebuild")], False)
+            pos += nb
+            self.rebuilt_to = pos
+            c["rebuilt_bytes"] += nb
+            pace = t0 + nb / spec.rebuild_rate_Bps - env.now
+            if pace > 0:
+                yield env.timeout(pace)
+        self.failed = -1
+        self.phase = "after_rebuild"
+        c["rebuild_ended_s"] = env.now
+
+    def _failed_for(self, offset: float, size: float) -> int:
+        """The failed member as a request sees it: none once its rows are rebuilt."""
+        if self.failed < 0 or self.rebuilt_to <= 0:
+            return self.failed
+        spec = self.spec
+        end = raid_row_end(spec.level, spec.members, spec.stripe_unit_bytes, offset, size)
+        return -1 if end <= self.rebuilt_to else self.failed
+
+    def _reaches(self, m: int, off: float, nb: float) -> bool:
+        """Whether member I/O can be served: not at the failed member, unless the spare
+        already holds that range."""
+        return m != self.failed or off + nb <= self.rebuilt_to
+
+    # -- member I/O --------------------------------------------------------------------------
     def _member_io(self, ios, is_read: bool):
-        env = self.env
-        key = "member_reads" if is_read else "member_writes"
-        self.counters[key] += len(ios)
+        """Issue ``ios`` [(member, offset, bytes, cause)] and wait for them. Returns the I/Os
+        lost to a member that failed meanwhile ([] if none)."""
+        env, c = self.env, self.counters
+        what = "reads" if is_read else "writes"
+        c[f"member_{what}"] += len(ios)
+        if self.faults:
+            for io in ios:
+                c[f"member_{what}_{io[3]}"] += 1
+                if is_read and io[3] == "degraded":
+                    c[f"{self.phase}_degraded_reads"] += 1
         procs = [env.process(self.members[m].serve(_MemberReq(is_read, nb, off)))
-                 for m, off, nb in ios]
-        if procs:
+                 for m, off, nb, _ in ios]
+        if not procs:
+            return []
+        dying = self.spec.failed_member
+        if self.fail_ev is None or self.fail_ev.triggered or all(
+                io[0] != dying for io in ios):
             yield simpy.AllOf(env, procs)
+            return []
+        doomed = simpy.AllOf(env, [p for p, io in zip(procs, ios, strict=True)
+                                   if io[0] == dying])
+        yield doomed | self.fail_ev
+        lost = [] if doomed.triggered else [io for io in ios if io[0] == dying]
+        c["member_ios_lost"] += len(lost)
+        rest = [p for p, io in zip(procs, ios, strict=True) if io[0] != dying]
+        if rest:
+            yield simpy.AllOf(env, rest)
+        return lost
 
     def _execute(self, offset: float, size: float, is_read: bool):
         self.turn += 1
-        reads, writes = self.spec.map(offset, size, is_read, self.turn)
-        yield from self._member_io(reads, True)
-        yield from self._member_io(writes, False)
+        if not self.faults:
+            reads, writes = self.spec.map(offset, size, is_read, self.turn)
+            yield from self._member_io([(*io, "foreground") for io in reads], True)
+            yield from self._member_io([(*io, "foreground") for io in writes], False)
+            return
+        yield from self._execute_faulty(offset, size, is_read)
+
+    def _execute_faulty(self, offset: float, size: float, is_read: bool):
+        spec = self.spec
+
+        def tagged(ios):
+            return [(m, o, b, "degraded" if d else "foreground") for m, o, b, d in ios]
+
+        reads, writes = spec.map_tagged(offset, size, is_read, self.turn,
+                                        self._failed_for(offset, size))
+        reads, writes = tagged(reads), tagged(writes)
+        lost = yield from self._member_io(reads, True)
+        re_served = bool(lost)
+        if lost:
+            # a read died with the member: re-map in degraded mode and read what is missing
+            # (the survivors of the row, less the reads this request already has)
+            have: dict = {}
+            for m, o, b, _ in reads:
+                if m != spec.failed_member:  # every read at the failed member was lost
+                    have[(m, o, b)] = have.get((m, o, b), 0) + 1
+            again, writes = spec.map_tagged(offset, size, is_read, self.turn,
+                                            self._failed_for(offset, size))
+            missing = []
+            for m, o, b, _ in again:
+                if have.get((m, o, b), 0) > 0:
+                    have[(m, o, b)] -= 1
+                else:
+                    missing.append((m, o, b, "degraded"))
+            writes = tagged(writes)
+            yield from self._member_io(missing, True)
+        # a write for the failed member is dropped: the parity (or the mirror) carries it
+        live = [io for io in writes if self._reaches(*io[:3])]
+        if len(live) < len(writes):
+            self.counters["member_ios_lost"] += len(writes) - len(live)
+            re_served = True
+        lost = yield from self._member_io(live, False)
+        if re_served or lost:
+            self.counters["requests_re_served"] += 1
 
     def _destage(self, offset: float, size: float):
         with self.destage_slots.request() as slot:
@@ -499,6 +681,7 @@ class RaidModel:
 
     def serve(self, req):
         env, spec = self.env, self.spec
+        t0 = env.now
         self.counters["requests"] += 1
         if spec.controller_overhead_s > 0:
             yield env.timeout(spec.controller_overhead_s)
@@ -514,6 +697,9 @@ class RaidModel:
         else:
             yield from self._execute(req.offset, req.size, req.is_read)
         yield self.coalescer.report()
+        if self.faults:
+            self.counters[f"{self.phase}_requests"] += 1
+            self.counters[f"{self.phase}_latency_s"] += env.now - t0
 
 
 class ArrayModel:
