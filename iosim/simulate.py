@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .engine import fast as fast_engine
 from .engine.recorder import LogHist, ci95_halfwidth
 from .engine.simpy_engine import Simulation, run_simpy
 from .results import Curve, Results
@@ -100,11 +101,15 @@ def simulate(
                 f"of about {cap:.6g} IOPS: the queue would grow without bound. Lower the rate "
                 "or add capacity (device.units, paths, queue depth)."
             )
-    if engine == "fast":
-        raise SpecError("engine 'fast' is not available yet in this version; use simpy or auto")
-    used = "simpy"
+    reason = fast_engine.supports(stack, workload) if engine != "simpy" else "simpy asked for"
+    if engine == "fast" and reason:
+        raise SpecError(
+            f"engine 'fast' cannot run this stack: {reason}; use engine 'simpy' or 'auto'"
+        )
+    used = "fast" if reason is None else "simpy"
+    runner = fast_engine.run_fast_sim if used == "fast" else run_simpy
     sims = [
-        run_simpy(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
+        runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
         for r in range(replications)
     ]
     res = _combine(sims) if replications > 1 else _results(sims[0])
@@ -132,6 +137,11 @@ def _results(sim: Simulation) -> Results:
     t = sim.t_end
     span = t - rec.t_start
     n = rec.lat.n
+    if not span > 0:
+        raise SpecError(
+            f"the measured window has zero length ({n} I/Os all completed at one instant); "
+            "measure more I/Os (ios) or use a random service time"
+        )
     units = rec.units
     r = Results(
         iops=n / span,

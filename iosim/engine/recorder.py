@@ -13,10 +13,10 @@ Everything resets at the end of warm-up (``start``), so statistics cover the mea
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["LogHist", "TimeAvg", "Batches", "SUB_BUCKETS", "DEFAULT_BATCHES", "ci95_halfwidth"]
 
@@ -152,6 +152,13 @@ class TimeAvg:
         return {int(i): float(v / total) for i, v in enumerate(self.hist) if v > 0}
 
 
+@functools.lru_cache(maxsize=64)
+def _t975(dof: int) -> float:
+    from scipy import stats  # imported on first use: keeps a new process's start-up short
+
+    return float(stats.t.ppf(0.975, dof))
+
+
 def ci95_halfwidth(values: np.ndarray) -> float:
     """Student-t 95 % half-width of the mean of independent values."""
     values = np.asarray(values, dtype=float)
@@ -159,7 +166,7 @@ def ci95_halfwidth(values: np.ndarray) -> float:
     n = len(values)
     if n < 2:
         return math.nan
-    return float(stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / math.sqrt(n))
+    return float(_t975(n - 1) * values.std(ddof=1) / math.sqrt(n))
 
 
 class Batches:
@@ -179,6 +186,7 @@ class Batches:
         self.t_end = np.zeros(self.nbatch)
         # one small histogram per batch, for confidence intervals of percentiles (sectioning)
         self.hists = np.zeros((self.nbatch, _NBINS), dtype=np.int32)
+        self._cum = None
         self.t_start = 0.0
         self.k = 0
 
@@ -188,11 +196,13 @@ class Batches:
         self.sums[:] = 0
         self.counts[:] = 0
         self.hists[:] = 0
+        self._cum = None
 
     def add(self, t: float, latency_s: float) -> None:
         b = min(self.k // self.size, self.nbatch - 1)
         self.sums[b] += latency_s
         self.hists[b, bucket_index(latency_s)] += 1
+        self._cum = None
         self.counts[b] += 1
         self.t_end[b] = t
         self.k += 1
@@ -216,7 +226,9 @@ class Batches:
         ok = self.counts > 0
         if ok.sum() < 2 or self.counts[ok].min() * (1 - q / 100.0) < min_tail:
             return math.nan
-        cum = np.cumsum(self.hists[ok], axis=1)
+        if self._cum is None:  # one cumulative sum per run serves every percentile
+            self._cum = np.cumsum(self.hists[self.counts > 0], axis=1)
+        cum = self._cum
         ranks = np.maximum(np.ceil(q / 100.0 * self.counts[ok]), 1)
         idx = np.array([np.searchsorted(c, r) for c, r in zip(cum, ranks, strict=True)])
         return ci95_halfwidth(bucket_mid_s(idx))

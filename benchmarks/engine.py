@@ -1,0 +1,192 @@
+"""Engine benchmarks: simulated I/Os per second of each engine, widget sweep, cold start, memory.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/engine.py            # full run (a few minutes)
+    .venv/bin/python benchmarks/engine.py --quick    # short run (under a minute, warm cache)
+
+Every ratio is measured in this one run, on this machine, so a busy machine moves both engines
+alike. See benchmarks/README.md for what each line measures and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from iosim import presets  # noqa: E402
+from iosim.dists import parse_dist  # noqa: E402
+from iosim.engine import fast  # noqa: E402
+from iosim.engine.simpy_engine import run_simpy  # noqa: E402
+
+
+def reference(numjobs: int = 10):
+    """The reference stack of issue 5: the default preset (HBA QD 4, 64 units, 32 us host
+    overhead) with exponential 0.46 ms service, ``numjobs`` jobs of depth 1."""
+    stack, wl = presets.load(presets.DEFAULT)
+    stack = replace(stack, device=replace(stack.device, service=parse_dist("exp:0.46ms")))
+    return stack, replace(wl, numjobs=numjobs)
+
+
+def rate_simpy(stack, wl, ios: int) -> float:
+    warm = max(ios // 10, 2 * wl.outstanding)
+    t = time.perf_counter()
+    run_simpy(stack, wl, ios=ios, warmup_ios=warm, seed=1)
+    return (ios + warm) / (time.perf_counter() - t)
+
+
+def rate_fast(stack, wl, ios: int, repeat: int = 3) -> float:
+    warm = max(ios // 10, 2 * wl.outstanding)
+    best = 0.0
+    for r in range(repeat):
+        t = time.perf_counter()
+        fast.run_fast_sim(stack, wl, ios=ios, warmup_ios=warm, seed=1 + r)
+        best = max(best, (ios + warm) / (time.perf_counter() - t))
+    return best
+
+
+def widget_sweep(points: int = 12, ios: int = 20_000, repeat: int = 5) -> tuple[float, float]:
+    """Seconds for numjobs = 1..points on the default preset (the explorer widget's sweep):
+    (engine only: run_fast per point, the same via iosim.sweep when it offers engine='fast')."""
+    import iosim
+
+    stack, wl = presets.load(presets.DEFAULT)
+    times, via_sweep = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for n in range(1, points + 1):
+            w = replace(wl, numjobs=n)
+            fast.run_fast(stack, w, ios=ios, warmup_ios=max(ios // 10, 2 * n), seed=1)
+        times.append(time.perf_counter() - t)
+        try:
+            t = time.perf_counter()
+            iosim.sweep(stack, wl, {"workload.numjobs": list(range(1, points + 1))}, ios=ios,
+                        seed=1, engine="fast", progress=False)
+            via_sweep.append(time.perf_counter() - t)
+        except iosim.SpecError:  # simulate() does not offer the fast engine yet
+            pass
+    return min(times), (min(via_sweep) if via_sweep else float("nan"))
+
+
+CHILD_FIRST_RESULT = """
+import time, sys
+t0 = time.perf_counter()
+from dataclasses import replace
+from iosim import presets
+from iosim.engine.fast import run_fast
+stack, wl = presets.load(presets.DEFAULT)
+r = run_fast(stack, wl, ios=20000, warmup_ios=2000, seed=1)
+print(time.perf_counter() - t0, r.iops)
+"""
+
+CHILD_MEMORY = """
+import resource, sys, time
+sys.path.insert(0, {root!r})
+sys.path.insert(0, {bench!r})
+from engine import reference
+from iosim.engine.fast import run_fast
+stack, wl = reference()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+r = run_fast(stack, wl, ios={ios}, warmup_ios=10000, seed=1)
+dt = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(before / 1024, peak / 1024, dt, r.ios)
+"""
+
+
+def cold_start(repeat: int = 3) -> tuple[float, float]:
+    """Seconds from launching a new interpreter to its first fast result (compile cache warm):
+    (whole process wall time, time inside the script after interpreter start)."""
+    walls, inner = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", CHILD_FIRST_RESULT], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout
+        walls.append(time.perf_counter() - t)
+        inner.append(float(out.split()[0]))
+    return statistics.median(walls), statistics.median(inner)
+
+
+def peak_memory(ios: int) -> tuple[float, float, float]:
+    """(MiB after imports, peak MiB, seconds) of a new process running ``ios`` I/Os."""
+    code = CHILD_MEMORY.format(root=str(ROOT), bench=str(ROOT / "benchmarks"), ios=ios)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.split()
+    return float(out[0]), float(out[1]), float(out[2])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="short runs (10^7 I/Os for memory)")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = ap.parse_args(argv)
+    q = args.quick
+    simpy_ios = 20_000 if q else 100_000
+    fast_ios = 2_000_000 if q else 10_000_000
+    mem_ios = 10**7 if q else 10**8
+
+    t = time.perf_counter()
+    ref, ref_wl = reference(10)
+    fast.run_fast_sim(ref, ref_wl, ios=1000, warmup_ios=100, seed=1)  # compile or load cache
+    compile_s = time.perf_counter() - t
+
+    rows = []
+    figures = {"compile_or_load_s": compile_s}
+    for label, n in (("reference stack (10 jobs)", 10), ("256-job stack", 256)):
+        stack, wl = reference(n)
+        s = rate_simpy(stack, wl, simpy_ios)
+        f = rate_fast(stack, wl, fast_ios)
+        rows.append((f"simpy I/Os per s, {label}", f"{s:,.0f}", ""))
+        rows.append((f"fast I/Os per s, {label}", f"{f:,.0f}", ""))
+        target = ">= 150" if n == 10 else ""
+        rows.append((f"fast / simpy, {label}", f"{f / s:,.0f}", target))
+        figures[f"simpy_ios_per_s_{n}"] = s
+        figures[f"fast_ios_per_s_{n}"] = f
+        figures[f"ratio_{n}"] = f / s
+    sweep_s, sweep_api_s = widget_sweep()
+    rows.append(("12-point sweep x 20,000 I/Os, run_fast (s)", f"{sweep_s:.3f}", "<= 0.05"))
+    if sweep_api_s == sweep_api_s:
+        rows.append(("12-point sweep x 20,000 I/Os, iosim.sweep (s)", f"{sweep_api_s:.3f}", ""))
+    figures["sweep_s"] = sweep_s
+    figures["sweep_api_s"] = sweep_api_s
+    wall, inner = cold_start()
+    rows.append(("new process to first result, cached compile (s)", f"{wall:.2f}", "<= 3"))
+    rows.append(("  of which in the script after interpreter start (s)", f"{inner:.2f}", ""))
+    figures["cold_start_s"] = wall
+    base, peak, secs = peak_memory(mem_ios)
+    rows.append((f"peak memory of a {mem_ios:.0e}-I/O run (MiB)", f"{peak:.0f}", "<= 300"))
+    rows.append(("  of which after imports, before the run (MiB)", f"{base:.0f}", ""))
+    rows.append((f"  that run's I/Os per s (10^{len(str(mem_ios)) - 1} I/Os)",
+                 f"{mem_ios / secs:,.0f}", ""))
+    figures.update(peak_mib=peak, base_mib=base, mem_run_s=secs)
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"iosim engine benchmark ({'quick' if q else 'full'}); python {platform.python_version()}"
+          f", {os.cpu_count()} CPUs, load average {load:.1f}; first fast call (compile or cache "
+          f"load) {compile_s:.1f} s")
+    w = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{w}}  {'value':>14}  target")
+    print(f"{'-' * w}  {'-' * 14}  ------")
+    for name, value, target in rows:
+        print(f"{name:<{w}}  {value:>14}  {target}")
+    if args.json:
+        print(json.dumps({k: (None if v != v else v) for k, v in figures.items()}))
+    _ = resource  # (resource is used by the child processes)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

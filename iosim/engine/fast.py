@@ -1,0 +1,1476 @@
+"""The fast engine: the reference engine's event semantics in one numba-compiled event loop.
+
+Same model, same answers. ``iosim.engine.simpy_engine`` is the definition; this module runs the
+same processes as a state machine over arrays, so that a run of a million I/Os takes a fraction
+of a second. Devices: the generic device and the cloud volume (token buckets); other kinds
+(``supports`` names them) run on the reference engine.
+
+* **One event per state change.** A process step that SimPy would resume (a timeout, a granted
+  resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
+  ordered by (time, sequence number); events that SimPy triggers "now" go in a FIFO ring and
+  process starts (SimPy's urgent ``Initialize``) in a second ring that runs first. That is
+  exactly SimPy's (time, priority, event id) order, so ties at equal times are broken as the
+  reference breaks them. The few SimPy events that can never change anything (the Release of
+  a resource that can never have a waiter) are left out.
+* **Same random numbers.** The named streams of :mod:`iosim.rng` (``io``, ``device``,
+  ``arrivals``, ``host.job<j>``) are passed in as NumPy generators, which numba compiles
+  natively (no Python per draw); each stream is drawn in the same order as in the reference.
+  So a run gives the same Results as the reference, figure for figure, on random stacks as on
+  deterministic ones, and common random numbers across a sweep are kept.
+* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``), the
+  sampler (``sample_code``) and the histogram bucketing (``bucket_index``) are the very
+  functions the reference uses, compiled with ``numba.njit``; nothing is copied. The compile
+  cache is keyed on those files too, so editing one recompiles.
+* **Bounded memory.** Statistics stream into the same log-linear histograms, time averages
+  and batch means as :class:`iosim.engine.simpy_engine.Recorder`; nothing per I/O is kept.
+
+Public: :func:`supports`, :func:`run_fast` (a :class:`~iosim.results.Results`) and
+:func:`run_fast_sim` (an object shaped like ``simpy_engine.Simulation`` for code that reads
+``sim.rec``, such as ``simulate._results`` and ``_combine``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import os
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+from types import SimpleNamespace
+
+import numba
+import numpy as np
+from numba.typed import List
+
+from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
+from ..devices.generic import GenericDevice, generic_service_s
+from ..dists import EMPIRICAL, Distribution, sample_code
+from ..results import Results
+from ..rng import Streams
+from ..stack import Stack
+from ..workload import Workload
+from .recorder import Batches, LogHist, TimeAvg, bucket_index
+
+__all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of"]
+
+# -- compile cache that knows the shared physics ----------------------------------------------
+# numba keys a cached kernel on the source of the file that defines it; the kernel also compiles
+# in functions from other files (the physics), so a change there would leave a stale kernel.
+# This locator adds those files to the key. It only serves functions defined in this module.
+
+_HERE = Path(__file__).resolve()
+_DEPENDS = [
+    _HERE,
+    _HERE.parent.parent / "dists.py",
+    _HERE.parent.parent / "devices" / "generic.py",
+    _HERE.parent.parent / "devices" / "cloud.py",
+    _HERE.parent / "recorder.py",
+]
+
+
+def _source_stamp(paths) -> str:
+    """The compile-cache key: a hash of every source file the kernel compiles in."""
+    h = hashlib.sha256()
+    for p in paths:
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            h.update(str(p).encode())
+    return h.hexdigest()
+
+
+def _install_cache_locator() -> None:
+    try:
+        from numba.core import caching
+
+        in_tree = caching.InTreeCacheLocator
+        user_dir = caching.UserProvidedCacheLocator
+        user_wide = caching.UserWideCacheLocator
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    except (ImportError, AttributeError):  # another numba layout: plain source-keyed caching
+        return
+
+    class _DepsLocator(in_tree):
+        def get_source_stamp(self):
+            return _source_stamp(_DEPENDS)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if Path(py_file).resolve() != _HERE:
+                return None
+            self = cls(py_func, py_file)
+            candidates = [self._cache_path]
+            if numba.config.CACHE_DIR:  # NUMBA_CACHE_DIR wins, as in numba
+                candidates = [os.path.join(numba.config.CACHE_DIR,
+                                           user_dir.get_suitable_cache_subpath(py_file))]
+            else:  # a read-only install: the user-wide cache directory
+                candidates.append(user_wide(py_func, py_file).get_cache_path())
+            for path in candidates:
+                self._cache_path = path
+                try:
+                    self.ensure_cache_path()
+                except OSError:
+                    continue
+                return self
+            return None
+
+    if not any(getattr(c, "__name__", "") == "_DepsLocator" for c in impl._locator_classes):
+        impl._locator_classes = [_DepsLocator, *impl._locator_classes]
+
+
+_install_cache_locator()
+
+# -- the shared functions, compiled ------------------------------------------------------------
+
+_service_s = numba.njit(generic_service_s)
+_bucket_take = numba.njit(bucket_take)
+_io_units = numba.njit(io_units)
+_sample_code = numba.njit(sample_code)
+_bucket = numba.njit(bucket_index)
+NBINS = LogHist().counts.shape[0]
+
+
+# -- event kinds (low 6 bits of an event code; the argument is in the high bits) ---------------
+
+KB = 6
+KMASK = 63
+K_JOB_TOP = 0  # a job slot at the top of its loop (process start or io.done)
+K_JOB_CPU = 1  # the job's CPU granted: spend the overhead
+K_JOB_OVH = 2  # overhead spent
+K_JOB_THINK = 3  # think time spent
+K_IO_DONE = 4  # io.done processed: the job slot resumes
+K_BR_START = 5  # a block request process starts
+K_BR_NR = 6  # nr_requests slot granted
+K_BR_PATH = 7  # a path granted by multipath
+K_ATT_START = 8  # a path attempt process starts (fault mode)
+K_LD_GRANT = 9  # link down granted: transfer
+K_LD_XFER = 10  # link down transfer done
+K_LD_LAT = 11  # link down latency done
+K_DEV_GRANT = 12  # device unit granted
+K_DEV_DONE = 13  # device service done
+K_LU_GRANT = 14
+K_LU_XFER = 15
+K_LU_LAT = 16
+K_RELEASE = 17  # a resource's Release event processed: grant the head waiter
+K_ATT_END = 18  # the attempt process's end processed (fault mode)
+K_COND = 19  # the attempt | failed condition processed (fault mode)
+K_FAILOVER = 20  # failover timeout done: retry at the front of the host queue
+K_PATH_FAILED = 21  # a path's "failed" event processed
+K_PE_START = 22
+K_PE_FAIL = 23
+K_PE_RESTORE = 24
+K_ARR_START = 25
+K_ARR_NEXT = 26
+K_FINISH = 27
+# steps only ever run inline (never queued)
+K_ISSUE = 40
+K_ACQUIRE = 41  # request a path (back of the queue)
+K_ATT_RUN = 42  # path attempt body from the top
+K_LD_LATSTEP = 43
+K_DEV_ARRIVE = 44
+K_DEV_FINISHED = 45
+K_LU_LATSTEP = 46
+K_ATT_FINISH = 47
+K_BR_FINISH = 48
+K_THINK_ISSUE = 49
+K_ACQ = 50  # enter the host queue (front or back)
+K_DISPATCH = 51  # Multipath._dispatch, then on to k_after
+K_ATT_DONE = 52
+K_DEV_QUEUE = 53  # cloud: past the token buckets, FIFO for a unit
+K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
+
+# device families
+DEV_GENERIC, DEV_CLOUD = 0, 1
+# what a cloud request pays each token bucket (the "what" of bucket_plan)
+CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
+               "write_bytes": 5, "op_share": 6, "byte_share": 7}
+
+# ctl slots (int64 scalars shared with helpers)
+C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF = range(10)
+NCTL = 10
+
+# levels (TimeAvg) in recorder order
+L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
+# histograms in recorder order
+H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
+
+POLICY_CODES = {"round-robin": 0, "queue-length": 1, "service-time": 2}
+
+# status codes
+OK, OVERFLOW, STALLED = 0, 1, 2
+
+# I/Os an open-loop run makes room for at first (the pools double, and the run restarts with
+# the same seed, whenever more are in flight)
+OPEN_LOOP_POOL = 1024
+
+# fault-mode condition states
+COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
+
+
+# -- the compiled event loop ---------------------------------------------------------------------
+# The helpers are closures over the kernel's arrays, taking only scalars: numba inlines them
+# without reference counting the arrays at each call (which cost ~45 % of the run time when
+# they were functions taking the arrays as arguments).
+
+# integer parameters
+(P_NJOBS, P_IODEPTH, P_OPEN, P_POISSON, P_OVH_ON, P_SERIAL, P_OVH_CODE, P_SVC_CODE, P_UNITS,
+ P_NR_ON, P_NR, P_QD, P_NPATHS, P_POLICY, P_FAULTS, P_LINK_FINITE, P_IOS, P_WARMUP, P_NBATCH,
+ P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
+ P_DEVKIND, P_SVC2_CODE) = range(30)
+NIP = 30
+# float parameters
+(F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
+ F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW) = range(21)
+NFP = 21
+# counters reset by Recorder.start (cnt) and kept (tot)
+T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED = range(5)
+N_READ, N_WRITE, N_BLOCK, N_DEVICE, N_BATCH_K = range(5)
+CF_BYTES, CF_BLOCK_BYTES = range(2)
+# resource table columns
+R_CAP, R_USERS, R_QBASE, R_QCAP, R_QHEAD, R_QCOUNT, R_NOWAIT = range(7)
+
+
+@numba.njit(cache=True)
+def _rng_list(g):
+    """A typed list of generators (built in compiled code: no typed-list compile at run time)."""
+    out = List()
+    out.append(g)
+    return out
+
+
+@numba.njit(cache=True)
+def _rng_list_add(lst, g):
+    lst.append(g)
+
+
+@numba.njit(cache=True)
+def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
+            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs):
+    njobs = ip[P_NJOBS]
+    iodepth = ip[P_IODEPTH]
+    open_loop = ip[P_OPEN] != 0
+    poisson = ip[P_POISSON] != 0
+    ovh_on = ip[P_OVH_ON] != 0
+    serial = ip[P_SERIAL] != 0
+    ovh_code = ip[P_OVH_CODE]
+    svc_code = ip[P_SVC_CODE]
+    nr_on = ip[P_NR_ON] != 0
+    qd = ip[P_QD]
+    npaths = ip[P_NPATHS]
+    policy = ip[P_POLICY]
+    faults = ip[P_FAULTS] != 0
+    link_finite = ip[P_LINK_FINITE] != 0
+    ios = ip[P_IOS]
+    warmup = ip[P_WARMUP]
+    nbatch = ip[P_NBATCH]
+    bsize = ip[P_BSIZE]
+    nsizes = ip[P_NSIZES]
+    rnd = ip[P_RANDOM] != 0
+    draw_io = ip[P_DRAW_IO] != 0
+    iocap = ip[P_IOCAP]
+    rqcap = ip[P_RQCAP]
+    atcap = ip[P_ATCAP]
+    nfail = ip[P_NFAIL]
+    think = fp[F_THINK]
+    ovh_a = fp[F_OVH_A]
+    ovh_b = fp[F_OVH_B]
+    svc_a = fp[F_SVC_A]
+    svc_b = fp[F_SVC_B]
+    media = fp[F_MEDIA]
+    maxb = fp[F_MAXB]
+    lat_s = fp[F_LAT]
+    bw = fp[F_BW]
+    fo_s = fp[F_FO]
+    gap_s = fp[F_GAP]
+    rf = fp[F_RF]
+    span = fp[F_SPAN]
+    align = fp[F_ALIGN]
+    nslots = njobs * iodepth
+    n_svc_samples = svc_samples.shape[0]
+    n_svc2_samples = svc2_samples.shape[0]
+    devkind = ip[P_DEVKIND]
+    svc2_code = ip[P_SVC2_CODE]  # cloud: the writes' latency distribution
+    svc2_a = fp[F_SVC2_A]
+    svc2_b = fp[F_SVC2_B]
+    io_unit = fp[F_IO_UNIT]
+    nbk = buckets.shape[0]  # cloud token buckets: rate, capacity, cost code, tokens, t_last
+    throttle_s = 0.0
+    n_ovh_samples = ovh_samples.shape[0]
+
+    # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
+    hcap = nslots + rqcap + atcap + nfail + 8
+    ht = np.empty(hcap)
+    hs = np.empty(hcap, np.int64)
+    hc = np.empty(hcap, np.int64)
+    ucap = nslots + rqcap + atcap + nfail + 8
+    uq = np.empty(ucap, np.int64)
+    nres = 2 + njobs + 2 * npaths
+    fcap = 2 * (nslots + iocap + rqcap + 2 * atcap + nres + npaths + nfail) + 16
+    fq = np.empty(fcap, np.int64)
+    ctl = np.zeros(NCTL, np.int64)
+
+    # resources: 0 device units, 1 nr_requests, 2.. job CPUs, then link down/up per path
+    r_units = 0
+    r_nr = 1
+    r_cpu0 = 2
+    r_link0 = 2 + njobs
+    res = np.zeros((nres, 7), np.int64)
+    res[:, R_CAP] = 1
+    res[:, R_QCAP] = 1
+    res[r_units, R_CAP] = ip[P_UNITS]
+    res[r_units, R_QCAP] = atcap
+    res[r_nr, R_CAP] = max(1, ip[P_NR])
+    res[r_nr, R_QCAP] = rqcap
+    for j in range(njobs):
+        res[r_cpu0 + j, R_QCAP] = iodepth
+    for p in range(npaths):
+        res[r_link0 + 2 * p, R_QCAP] = atcap
+        res[r_link0 + 2 * p + 1, R_QCAP] = atcap
+    for r in range(1, nres):
+        res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
+    # A resource that can never have a waiter (more slots than possible holders) has inert
+    # Release events: processing one serves nobody, so they need not be queued at all.
+    maxreq = ip[P_MAXREQ]  # block requests that can exist at once (-1: no bound, open loop)
+    if nr_on and maxreq >= 0 and res[r_nr, R_CAP] >= maxreq:
+        res[r_nr, R_NOWAIT] = 1
+    if not faults:  # (an attempt orphaned by a path failure holds the device past its slot)
+        at_device = npaths * qd
+        if nr_on:
+            at_device = min(at_device, res[r_nr, R_CAP])
+        if maxreq >= 0:
+            at_device = min(at_device, maxreq)
+        if res[r_units, R_CAP] >= at_device:
+            res[r_units, R_NOWAIT] = 1
+        if qd <= 1:
+            for p in range(2 * npaths):
+                res[r_link0 + p, R_NOWAIT] = 1
+    rq = np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64)
+
+    # multipath
+    p_alive = np.ones(npaths, np.bool_)
+    p_out = np.zeros(npaths, np.int64)
+    p_bytes = np.zeros(npaths)
+    p_epoch = np.zeros(npaths, np.int64)
+    p_gen = np.zeros(npaths, np.int64)
+    wq = np.empty(rqcap, np.int64)
+
+    # I/Os, block requests, path attempts (pools with free lists)
+    io_read = np.zeros(iocap, np.bool_)
+    io_size = np.zeros(iocap)
+    io_t = np.zeros(iocap)
+    io_parts = np.zeros(iocap, np.int64)
+    io_slot = np.zeros(iocap, np.int64)
+    io_off = np.zeros(iocap)
+    io_free = np.arange(iocap - 1, -1, -1).astype(np.int64)
+    n_io_free = iocap
+    rq_io = np.zeros(rqcap, np.int64)
+    rq_size = np.zeros(rqcap)
+    rq_read = np.zeros(rqcap, np.bool_)
+    rq_off = np.zeros(rqcap)
+    rq_tb = np.zeros(rqcap)
+    rq_path = np.zeros(rqcap, np.int64)
+    rq_epoch = np.zeros(rqcap, np.int64)
+    rq_att = np.full(rqcap, -1, np.int64)
+    rq_cond = np.zeros(rqcap, np.int64)
+    rq_regp = np.zeros(rqcap, np.int64)
+    rq_regg = np.zeros(rqcap, np.int64)
+    rq_regs = np.zeros(rqcap, np.int64)
+    rq_free = np.arange(rqcap - 1, -1, -1).astype(np.int64)
+    n_rq_free = rqcap
+    at_req = np.zeros(atcap, np.int64)
+    at_path = np.zeros(atcap, np.int64)
+    at_epoch = np.zeros(atcap, np.int64)
+    at_size = np.zeros(atcap)
+    at_read = np.zeros(atcap, np.bool_)
+    at_tdev = np.zeros(atcap)
+    at_state = np.zeros(atcap, np.int64)  # fault mode: 1 ended, 2 end processed, 4 detached
+    at_free = np.arange(atcap - 1, -1, -1).astype(np.int64)
+    n_at_free = atcap
+    slot_z = np.zeros(max(1, nslots))
+    regseq = 0
+
+    # statistics: the Recorder's histograms, time averages and batch means as arrays
+    lv = np.zeros((5, 4))  # per level: t_last, t0, area, busy
+    lvl = np.zeros(6, np.int64)  # per level: the level; [5]: TimeAvg's host histogram length
+    lvl[5] = 64
+    qdh = np.zeros(iocap + 2)
+    hist = np.zeros((5, NBINS), np.int64)
+    hn = np.zeros(5, np.int64)
+    hf = np.zeros((5, 3))  # per histogram: total, min, max
+    hf[:, 1] = np.inf
+    b_sums = np.zeros(nbatch)
+    b_counts = np.zeros(nbatch, np.int64)
+    b_tend = np.zeros(nbatch)
+    b_hist = np.zeros((nbatch, NBINS), np.int32)  # per batch: latency histogram (sectioning)
+    cnt = np.zeros(5, np.int64)
+    cf = np.zeros(2)
+    tot = np.zeros(5, np.int64)
+
+    # -- helpers (closures: scalar arguments only) ----------------------------------------
+    def fpush(code):
+        """An event triggered now (SimPy ``succeed``): runs after everything already due."""
+        n = ctl[C_FC]
+        if n >= fcap:
+            ctl[C_OVF] = 1
+            return
+        i = ctl[C_FH] + n
+        if i >= fcap:
+            i -= fcap
+        fq[i] = code
+        ctl[C_FC] = n + 1
+
+    def upush(code):
+        """A process start (SimPy's urgent ``Initialize``): runs before anything else due."""
+        n = ctl[C_UC]
+        if n >= ucap:
+            ctl[C_OVF] = 1
+            return
+        i = ctl[C_UH] + n
+        if i >= ucap:
+            i -= ucap
+        uq[i] = code
+        ctl[C_UC] = n + 1
+
+    def hpush(t, code):
+        n = ctl[C_HN]
+        if n >= hcap:
+            ctl[C_OVF] = 1
+            return
+        seq = ctl[C_SEQ]
+        ctl[C_SEQ] = seq + 1
+        i = n
+        while i > 0:
+            p = (i - 1) >> 1
+            tp = ht[p]
+            if tp < t or (tp == t and hs[p] < seq):
+                break
+            ht[i] = tp
+            hs[i] = hs[p]
+            hc[i] = hc[p]
+            i = p
+        ht[i] = t
+        hs[i] = seq
+        hc[i] = code
+        ctl[C_HN] = n + 1
+
+    def hpop():
+        code = hc[0]
+        n = ctl[C_HN] - 1
+        ctl[C_HN] = n
+        if n > 0:
+            t = ht[n]
+            s = hs[n]
+            c = hc[n]
+            i = 0
+            while True:
+                left = 2 * i + 1
+                if left >= n:
+                    break
+                j = left
+                right = left + 1
+                if right < n and (ht[right] < ht[left]
+                                  or (ht[right] == ht[left] and hs[right] < hs[left])):
+                    j = right
+                if ht[j] < t or (ht[j] == t and hs[j] < s):
+                    ht[i] = ht[j]
+                    hs[i] = hs[j]
+                    hc[i] = hc[j]
+                    i = j
+                else:
+                    break
+            ht[i] = t
+            hs[i] = s
+            hc[i] = c
+        return code
+
+    def schedule(now, delay, code):
+        """SimPy ``timeout(delay)``; a delay that does not move the clock is a FIFO event."""
+        t = now + delay
+        if t == now:
+            fpush(code)
+        else:
+            hpush(t, code)
+
+    def trigger(r):
+        # simpy's Resource._do_put returns None, so _trigger_put serves at most the head waiter
+        if res[r, R_QCOUNT] > 0 and res[r, R_USERS] < res[r, R_CAP]:
+            h = res[r, R_QHEAD]
+            code = rq[res[r, R_QBASE] + h]
+            h += 1
+            if h >= res[r, R_QCAP]:
+                h = 0
+            res[r, R_QHEAD] = h
+            res[r, R_QCOUNT] -= 1
+            res[r, R_USERS] += 1
+            fpush(code)
+
+    def request(r, code):
+        """simpy ``Resource.request()``: queue FIFO, then serve the head if a slot is free."""
+        n = res[r, R_QCOUNT]
+        if n >= res[r, R_QCAP]:
+            ctl[C_OVF] = 1
+            return
+        i = res[r, R_QHEAD] + n
+        if i >= res[r, R_QCAP]:
+            i -= res[r, R_QCAP]
+        rq[res[r, R_QBASE] + i] = code
+        res[r, R_QCOUNT] = n + 1
+        trigger(r)
+
+    def release(r):
+        # the slot is free at once; waiters are served when the Release event is processed
+        res[r, R_USERS] -= 1
+        if res[r, R_NOWAIT] == 0:
+            fpush((r << KB) | K_RELEASE)
+
+    def dispatch():
+        """Multipath._dispatch: grant paths to the host queue's head while one is free."""
+        while ctl[C_WC] > 0:
+            req = wq[ctl[C_WH]]
+            rr = ctl[C_RR]
+            best = -1
+            for kk in range(npaths):
+                i = rr + kk
+                if i >= npaths:
+                    i -= npaths
+                if p_alive[i] and p_out[i] < qd:
+                    if best < 0:
+                        best = i
+                        if policy == 0:
+                            break
+                    elif policy == 1:
+                        if p_out[i] < p_out[best]:
+                            best = i
+                    elif p_bytes[i] < p_bytes[best]:
+                        best = i
+            if best < 0:
+                return
+            ctl[C_RR] = (best + 1) % npaths
+            h = ctl[C_WH] + 1
+            if h >= rqcap:
+                h = 0
+            ctl[C_WH] = h
+            ctl[C_WC] -= 1
+            p_out[best] += 1
+            p_bytes[best] += rq_size[req]
+            rq_path[req] = best
+            rq_epoch[req] = p_epoch[best]
+            fpush((req << KB) | K_BR_PATH)
+
+    def acquire(req, front):
+        n = ctl[C_WC]
+        if n >= rqcap:
+            ctl[C_OVF] = 1
+            return
+        if front:
+            h = ctl[C_WH] - 1
+            if h < 0:
+                h = rqcap - 1
+            ctl[C_WH] = h
+            wq[h] = req
+        else:
+            i = ctl[C_WH] + n
+            if i >= rqcap:
+                i -= rqcap
+            wq[i] = req
+        ctl[C_WC] = n + 1
+
+    def level(i, t, delta):
+        """TimeAvg.change."""
+        dt = t - lv[i, 0]
+        if dt > 0:
+            v = lvl[i]
+            lv[i, 2] += v * dt
+            if v > 0:
+                lv[i, 3] += dt
+            if i == L_HOST:
+                qdh[v] += dt
+                if v >= lvl[5]:  # the length TimeAvg's histogram would have grown to
+                    lvl[5] = max(v + 1, 2 * lvl[5])
+            lv[i, 0] = t
+        lvl[i] += delta
+
+    def hadd(h, v, b):
+        """LogHist.add (``b``: the value's bucket)."""
+        hist[h, b] += 1
+        hn[h] += 1
+        hf[h, 0] += v
+        if v < hf[h, 1]:
+            hf[h, 1] = v
+        if v > hf[h, 2]:
+            hf[h, 2] = v
+
+    def start(t):
+        """Recorder.start: the statistics cover the window from here on."""
+        hist[:, :] = 0
+        hn[:] = 0
+        hf[:, 0] = 0.0
+        hf[:, 1] = np.inf
+        hf[:, 2] = 0.0
+        for i in range(5):
+            level(i, t, 0)
+            lv[i, 1] = t
+            lv[i, 2] = 0.0
+            lv[i, 3] = 0.0
+        qdh[:] = 0.0
+        b_sums[:] = 0.0
+        b_counts[:] = 0
+        b_hist[:, :] = 0
+        cnt[:] = 0
+        cf[:] = 0.0
+
+    def draw_service(second):
+        if second:
+            if svc2_code == EMPIRICAL:
+                return svc2_samples[rng_dev.integers(0, n_svc2_samples)]
+            return _sample_code(svc2_code, svc2_a, svc2_b, rng_dev)
+        if svc_code == EMPIRICAL:
+            return svc_samples[rng_dev.integers(0, n_svc_samples)]
+        return _sample_code(svc_code, svc_a, svc_b, rng_dev)
+
+    def cloud_cost(what, size, is_read):
+        """CloudModel._cost: what a request pays a bucket."""
+        if what == 0:
+            return _io_units(size, io_unit)
+        if what == 1:
+            return size
+        if what == 2:
+            return _io_units(size, io_unit) if is_read else 0.0
+        if what == 3:
+            return 0.0 if is_read else _io_units(size, io_unit)
+        if what == 4:
+            return size if is_read else 0.0
+        if what == 5:
+            return 0.0 if is_read else size
+        if what == 6:
+            return _io_units(size, io_unit) / (fp[F_R_IOPS] if is_read else fp[F_W_IOPS])
+        return size / (fp[F_R_BW] if is_read else fp[F_W_BW])
+
+    # -- run --------------------------------------------------------------------------------
+    t_start = 0.0
+    t_end = np.nan
+    measuring = False
+    finished = False
+    seq_off = 0.0
+    now = 0.0
+    status = OK
+    if warmup == 0:
+        start(now)
+        measuring = True
+        t_start = now
+    if open_loop:
+        upush(K_ARR_START)
+    else:
+        for s in range(nslots):
+            upush((s << KB) | K_JOB_TOP)
+    for e in range(nfail):
+        upush((e << KB) | K_PE_START)
+
+    while True:
+        # the next event in SimPy's order: starts due now, timed events due now (scheduled
+        # earlier), events triggered now (in trigger order), then the clock moves on
+        if ctl[C_UC] > 0:
+            h = ctl[C_UH]
+            code = uq[h]
+            h += 1
+            if h >= ucap:
+                h = 0
+            ctl[C_UH] = h
+            ctl[C_UC] -= 1
+        elif ctl[C_HN] > 0 and (ht[0] == now or ctl[C_FC] == 0):
+            now = ht[0]
+            code = hpop()
+        elif ctl[C_FC] > 0:
+            h = ctl[C_FH]
+            code = fq[h]
+            h += 1
+            if h >= fcap:
+                h = 0
+            ctl[C_FH] = h
+            ctl[C_FC] -= 1
+        else:
+            status = STALLED
+            break
+        k = code & KMASK
+        x = code >> KB
+        if k == K_FINISH:
+            break
+        act = 0  # what the step waits on, done last: 1 a timeout, 2 a resource request
+        a_delay = 0.0
+        a_code = 0
+        a_res = 0
+        k_after = -1
+        acq_front = False
+        while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
+            if k == K_DEV_GRANT:  # ---- device: a unit starts service
+                level(L_BUSY, now, 1)
+                base = draw_service(devkind == DEV_CLOUD and not at_read[x])
+                act, a_code = 1, (x << KB) | K_DEV_DONE
+                if devkind == DEV_CLOUD:  # CloudModel: latency floor + size / media rate
+                    a_delay = base + at_size[x] / media
+                else:
+                    a_delay = _service_s(base, at_size[x], media)
+                k = -1
+            elif k == K_DEV_DONE:
+                level(L_BUSY, now, -1)
+                release(r_units)
+                k = K_DEV_FINISHED
+            elif k == K_RELEASE:
+                trigger(x)
+                k = -1
+            elif k == K_BR_PATH:  # ---- block request: a path slot granted
+                level(L_BELOW, now, 1)
+                if faults:
+                    if n_at_free == 0:
+                        ctl[C_OVF] = 1
+                        break
+                    n_at_free -= 1
+                    a = at_free[n_at_free]
+                    at_state[a] = 0
+                    rq_att[x] = a
+                    rq_cond[x] = COND_PENDING
+                    p = rq_path[x]
+                    rq_regp[x] = p
+                    rq_regg[x] = p_gen[p]
+                    rq_regs[x] = regseq
+                    regseq += 1
+                else:
+                    a = x
+                at_req[a] = x
+                at_path[a] = rq_path[x]
+                at_epoch[a] = rq_epoch[x]
+                at_size[a] = rq_size[x]
+                at_read[a] = rq_read[x]
+                if faults:  # the attempt is a process of its own, raced against the failure
+                    upush((a << KB) | K_ATT_START)
+                    k = -1
+                else:
+                    x = a
+                    k = K_ATT_RUN
+            elif k == K_ATT_START or k == K_ATT_RUN:  # ---- path attempt: link down
+                if link_finite and not at_read[x]:
+                    act, a_res, a_code = 2, r_link0 + 2 * at_path[x], (x << KB) | K_LD_GRANT
+                    k = -1
+                else:
+                    k = K_LD_LATSTEP
+            elif k == K_LD_GRANT:
+                act, a_delay, a_code = 1, at_size[x] / bw, (x << KB) | K_LD_XFER
+                k = -1
+            elif k == K_LD_XFER:
+                release(r_link0 + 2 * at_path[x])
+                k = K_LD_LATSTEP
+            elif k == K_LD_LATSTEP:
+                if lat_s > 0:
+                    act, a_delay, a_code = 1, lat_s, (x << KB) | K_LD_LAT
+                    k = -1
+                else:
+                    k = K_DEV_ARRIVE
+            elif k == K_LD_LAT:
+                k = K_DEV_ARRIVE
+            elif k == K_DEV_ARRIVE:  # ---- device: arrival, FIFO for a unit
+                at_tdev[x] = now
+                level(L_DEVICE, now, 1)
+                if devkind == DEV_CLOUD:  # CloudModel.serve: take tokens in arrival order
+                    wait = 0.0
+                    for bi in range(nbk):
+                        cost = cloud_cost(int(buckets[bi, 2]), at_size[x], at_read[x])
+                        if cost == 0.0:
+                            continue
+                        tokens, w = _bucket_take(buckets[bi, 3], buckets[bi, 4], now,
+                                                 buckets[bi, 0], buckets[bi, 1], cost)
+                        buckets[bi, 3] = tokens
+                        buckets[bi, 4] = now
+                        wait = max(wait, w)
+                    if wait > 0:
+                        tot[T_THROTTLED] += 1
+                        throttle_s += wait
+                        act, a_delay, a_code = 1, wait, (x << KB) | K_DEV_GO
+                        k = -1
+                    else:
+                        k = K_DEV_QUEUE
+                else:
+                    k = K_DEV_QUEUE
+            elif k == K_DEV_QUEUE or k == K_DEV_GO:
+                act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
+                k = -1
+            elif k == K_DEV_FINISHED:
+                level(L_DEVICE, now, -1)
+                if measuring:
+                    d = now - at_tdev[x]
+                    hadd(H_DEVICE, d, _bucket(d))
+                    cnt[N_DEVICE] += 1
+                if link_finite and at_read[x]:
+                    act, a_res, a_code = 2, r_link0 + 2 * at_path[x] + 1, (x << KB) | K_LU_GRANT
+                    k = -1
+                else:
+                    k = K_LU_LATSTEP
+            elif k == K_LU_GRANT:
+                act, a_delay, a_code = 1, at_size[x] / bw, (x << KB) | K_LU_XFER
+                k = -1
+            elif k == K_LU_XFER:
+                release(r_link0 + 2 * at_path[x] + 1)
+                k = K_LU_LATSTEP
+            elif k == K_LU_LATSTEP:
+                if lat_s > 0:
+                    act, a_delay, a_code = 1, lat_s, (x << KB) | K_LU_LAT
+                    k = -1
+                else:
+                    k = K_ATT_FINISH
+            elif k == K_LU_LAT:
+                k = K_ATT_FINISH
+            elif k == K_ATT_FINISH:  # ---- attempt done: release the path slot
+                p = at_path[x]
+                if p_epoch[p] == at_epoch[x]:  # a slot of a path that failed is gone already
+                    p_out[p] -= 1
+                    p_bytes[p] -= at_size[x]
+                k = K_DISPATCH
+                k_after = K_ATT_DONE
+            elif k == K_DISPATCH:
+                dispatch()
+                k = k_after
+            elif k == K_ATT_DONE:
+                if faults:
+                    r = at_req[x]
+                    at_state[x] |= 1
+                    if rq_att[r] == x and rq_cond[r] == COND_PENDING:
+                        fpush((x << KB) | K_ATT_END)
+                    else:
+                        at_state[x] |= 2
+                        if at_state[x] & 6 == 6:
+                            at_free[n_at_free] = x
+                            n_at_free += 1
+                    k = -1
+                else:
+                    level(L_BELOW, now, -1)
+                    k = K_BR_FINISH
+            elif k == K_BR_FINISH:  # ---- block request done
+                if nr_on:
+                    release(r_nr)
+                level(L_BLOCK, now, -1)
+                if measuring:
+                    d = now - rq_tb[x]
+                    hadd(H_BLOCK, d, _bucket(d))
+                    cnt[N_BLOCK] += 1
+                    cf[CF_BLOCK_BYTES] += rq_size[x]
+                io = rq_io[x]
+                rq_free[n_rq_free] = x
+                n_rq_free += 1
+                io_parts[io] -= 1
+                k = -1
+                if io_parts[io] == 0:  # ---- complete(io)
+                    tot[T_COMPLETED] += 1
+                    level(L_HOST, now, -1)
+                    if measuring:
+                        lat = now - io_t[io]
+                        lb = _bucket(lat)
+                        hadd(H_LAT, lat, lb)
+                        if io_read[io]:
+                            hadd(H_READ, lat, lb)
+                            cnt[N_READ] += 1
+                        else:
+                            hadd(H_WRITE, lat, lb)
+                            cnt[N_WRITE] += 1
+                        bk = cnt[N_BATCH_K]
+                        b = min(bk // bsize, nbatch - 1)
+                        b_sums[b] += lat
+                        b_hist[b, lb] += 1
+                        b_counts[b] += 1
+                        b_tend[b] = now
+                        cnt[N_BATCH_K] = bk + 1
+                        cf[CF_BYTES] += io_size[io]
+                    if tot[T_COMPLETED] == warmup:
+                        start(now)
+                        measuring = True
+                        t_start = now
+                    if tot[T_COMPLETED] == warmup + ios and not finished:
+                        t_end = now
+                        finished = True
+                        # events already due at this instant still run before the stop:
+                        # they are not counted in the measured window
+                        measuring = False
+                        fpush(K_FINISH)
+                    if open_loop:  # nobody waits for io.done
+                        io_free[n_io_free] = io
+                        n_io_free += 1
+                    else:
+                        fpush((io << KB) | K_IO_DONE)
+            elif k == K_IO_DONE:
+                s = io_slot[x]
+                io_free[n_io_free] = x
+                n_io_free += 1
+                x = s
+                k = K_JOB_TOP
+            elif k == K_JOB_TOP:  # ---- closed-loop job slot: overhead, think, issue
+                if ovh_on:
+                    if ovh_code == 0:  # deterministic: no draw (and no stream to look up)
+                        z = ovh_a
+                    elif ovh_code == EMPIRICAL:
+                        z = ovh_samples[job_rngs[x // iodepth].integers(0, n_ovh_samples)]
+                    else:
+                        z = _sample_code(ovh_code, ovh_a, ovh_b, job_rngs[x // iodepth])
+                    if serial:  # the job's CPU issues one I/O at a time
+                        slot_z[x] = z
+                        act, a_res, a_code = 2, r_cpu0 + x // iodepth, (x << KB) | K_JOB_CPU
+                    else:
+                        act, a_delay, a_code = 1, z, (x << KB) | K_JOB_OVH
+                    k = -1
+                else:
+                    k = K_THINK_ISSUE
+            elif k == K_JOB_CPU:
+                act, a_delay, a_code = 1, slot_z[x], (x << KB) | K_JOB_OVH
+                k = -1
+            elif k == K_JOB_OVH:
+                if serial:
+                    release(r_cpu0 + x // iodepth)
+                k = K_THINK_ISSUE
+            elif k == K_THINK_ISSUE:
+                if think > 0:
+                    act, a_delay, a_code = 1, think, (x << KB) | K_JOB_THINK
+                    k = -1
+                else:
+                    k = K_ISSUE
+            elif k == K_JOB_THINK:
+                k = K_ISSUE
+            elif k == K_ISSUE or k == K_ARR_NEXT:  # ---- new_io, then submit
+                if n_io_free == 0:
+                    ctl[C_OVF] = 1
+                    break
+                n_io_free -= 1
+                io = io_free[n_io_free]
+                si = 0
+                if draw_io:  # the io stream, drawn as Simulation.new_io draws it
+                    is_read = rng_io.random() < rf
+                    if nsizes > 1:  # Generator.choice(p=...): cdf.searchsorted(u, "right")
+                        u = rng_io.random()
+                        while si < nsizes - 1 and cdf[si] <= u:
+                            si += 1
+                    if rnd:
+                        off = float(rng_io.integers(0, slots[si])) * align
+                    else:
+                        if seq_off + sizes[si] > span:
+                            seq_off = 0.0
+                        off = seq_off
+                        seq_off += sizes[si]
+                else:
+                    is_read = rf >= 1.0
+                    off = 0.0
+                size = sizes[si]
+                tot[T_ISSUED] += 1
+                io_read[io] = is_read
+                io_size[io] = size
+                io_off[io] = off
+                io_t[io] = now
+                io_slot[io] = x
+                level(L_HOST, now, 1)
+                nparts = max(1, math.ceil(size / maxb))
+                if n_rq_free < nparts:
+                    ctl[C_OVF] = 1
+                    break
+                io_parts[io] = nparts
+                left = size
+                for part_k in range(nparts):  # split; every part is a process of its own
+                    part = min(left, maxb)
+                    left -= part
+                    n_rq_free -= 1
+                    r = rq_free[n_rq_free]
+                    rq_io[r] = io
+                    rq_size[r] = part
+                    rq_read[r] = is_read
+                    rq_off[r] = off + part_k * maxb
+                    upush((r << KB) | K_BR_START)
+                if k == K_ARR_NEXT:
+                    gap = rng_arr.exponential(gap_s) if poisson else gap_s
+                    act, a_delay, a_code = 1, gap, K_ARR_NEXT
+                k = -1
+            elif k == K_BR_START:  # ---- block request process
+                rq_tb[x] = now
+                level(L_BLOCK, now, 1)
+                if nr_on:
+                    act, a_res, a_code = 2, r_nr, (x << KB) | K_BR_NR
+                    k = -1
+                else:
+                    k = K_ACQUIRE
+            elif k == K_BR_NR or k == K_ACQUIRE:
+                acq_front = False
+                k = K_ACQ
+            elif k == K_ACQ:  # Multipath.acquire: the host queue, then dispatch
+                acquire(x, acq_front)
+                k = K_DISPATCH
+                k_after = -1
+            elif k == K_ATT_END:  # ---- fault mode: the attempt's process event
+                at_state[x] |= 2
+                r = at_req[x]
+                if rq_att[r] == x and rq_cond[r] == COND_PENDING:
+                    rq_cond[r] = COND_TRIGGERED
+                    fpush((r << KB) | K_COND)
+                if at_state[x] & 6 == 6:
+                    at_free[n_at_free] = x
+                    n_at_free += 1
+                k = -1
+            elif k == K_COND:  # ---- fault mode: attempt | failed
+                rq_cond[x] = COND_NONE
+                level(L_BELOW, now, -1)
+                a = rq_att[x]
+                rq_att[x] = -1
+                at_state[a] |= 4
+                ended = at_state[a] & 1
+                if at_state[a] & 6 == 6:
+                    at_free[n_at_free] = a
+                    n_at_free += 1
+                if ended:
+                    k = K_BR_FINISH
+                else:  # the path died under this request: wait out the timeout, retry
+                    tot[T_FAILOVERS] += 1
+                    if fo_s > 0:
+                        act, a_delay, a_code = 1, fo_s, (x << KB) | K_FAILOVER
+                        k = -1
+                    else:
+                        k = K_FAILOVER
+            elif k == K_FAILOVER:
+                acq_front = True  # a retry goes to the front of the host queue
+                k = K_ACQ
+            elif k == K_PATH_FAILED:  # the failed event: its waiters, in registration order
+                p = x % npaths
+                g = x // npaths
+                m = 0
+                for r in range(rqcap):
+                    if rq_cond[r] == COND_PENDING and rq_regp[r] == p and rq_regg[r] == g:
+                        m += 1
+                waiting = np.empty(m, np.int64)
+                order = np.empty(m, np.int64)
+                m = 0
+                for r in range(rqcap):
+                    if rq_cond[r] == COND_PENDING and rq_regp[r] == p and rq_regg[r] == g:
+                        waiting[m] = r
+                        order[m] = rq_regs[r]
+                        m += 1
+                for i in range(1, m):
+                    j = i
+                    while j > 0 and order[j - 1] > order[j]:
+                        order[j - 1], order[j] = order[j], order[j - 1]
+                        waiting[j - 1], waiting[j] = waiting[j], waiting[j - 1]
+                        j -= 1
+                for i in range(m):
+                    r = waiting[i]
+                    rq_cond[r] = COND_TRIGGERED
+                    fpush((r << KB) | K_COND)
+                k = -1
+            elif k == K_PE_START:
+                act, a_delay, a_code = 1, fail_at[x], (x << KB) | K_PE_FAIL
+                k = -1
+            elif k == K_PE_FAIL:  # Multipath.fail
+                p = fail_path[x]
+                if p_alive[p]:
+                    p_alive[p] = False
+                    p_epoch[p] += 1
+                    p_out[p] = 0
+                    p_bytes[p] = 0.0
+                    g = p_gen[p]
+                    p_gen[p] = g + 1
+                    fpush(((g * npaths + p) << KB) | K_PATH_FAILED)
+                if not np.isnan(restore_at[x]):
+                    act, a_delay, a_code = 1, restore_at[x] - fail_at[x], (x << KB) | K_PE_RESTORE
+                k = -1
+            elif k == K_PE_RESTORE:
+                p_alive[fail_path[x]] = True
+                k = K_DISPATCH
+                k_after = -1
+            elif k == K_ARR_START:
+                gap = rng_arr.exponential(gap_s) if poisson else gap_s
+                act, a_delay, a_code = 1, gap, K_ARR_NEXT
+                k = -1
+            else:  # an unknown step: a bug
+                status = STALLED
+                k = -1
+        if act == 1:
+            schedule(now, a_delay, a_code)
+        elif act == 2:
+            request(a_res, a_code)
+        if ctl[C_OVF] != 0:
+            status = OVERFLOW
+            break
+    for i in range(5):
+        level(i, now, 0)
+    tot[T_STATUS] = status
+    out_f = np.array([t_start, t_end, now, cf[CF_BYTES], cf[CF_BLOCK_BYTES], throttle_s])
+    return (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist)
+
+
+# -- Python side ---------------------------------------------------------------------------------
+
+_KNOWN = {
+    "host": {"overhead"},
+    "block": {"nr_requests", "max_sectors_bytes"},
+    "hba": {"queue_depth"},
+    "multipath": {"paths", "policy", "failover_timeout_s", "failures"},
+    "link": {"latency_s", "bandwidth_Bps"},
+}
+_KNOWN_DEVICE = {
+    GenericDevice: {"units", "service", "media_rate_Bps"},
+    CloudDevice: {"latency", "write_latency", "units", "media_rate_Bps", "iops_limit",
+                  "read_iops_limit", "write_iops_limit", "bandwidth_limit_Bps",
+                  "read_bandwidth_limit_Bps", "write_bandwidth_limit_Bps", "cap_model",
+                  "io_unit_bytes", "bucket_s", "burst_iops", "burst_credits"},
+}
+_KNOWN_WORKLOAD = {"rw", "rwmixread", "block_size_bytes", "bssplit", "numjobs", "iodepth",
+                   "rate_iops", "arrival", "span_bytes", "thinktime_s", "align_bytes"}
+
+
+def _field_names(obj) -> frozenset[str]:
+    return _type_fields(type(obj))
+
+
+@functools.lru_cache(maxsize=64)
+def _type_fields(cls) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
+def _dist_ok(d) -> bool:
+    return isinstance(d, Distribution) and d.code in (0, 1, 2, 3, 4, 5)
+
+
+def supports(stack: Stack, workload: Workload) -> str | None:
+    """None when the fast engine can run this stack and workload, else a short reason."""
+    dev = stack.device
+    kind = getattr(dev, "kind", type(dev).__name__)
+    if type(dev) not in _KNOWN_DEVICE:
+        return f"device.kind {kind!r} has no fast model"
+    extra = _field_names(dev) - _KNOWN_DEVICE[type(dev)]
+    if extra:
+        return f"device.{sorted(extra)[0]} is not in the fast engine"
+    for section, known in _KNOWN.items():
+        extra = _field_names(getattr(stack, section)) - known
+        if extra:
+            return f"{section}.{sorted(extra)[0]} is not in the fast engine"
+    extra = _field_names(workload) - _KNOWN_WORKLOAD
+    if extra:
+        return f"workload.{sorted(extra)[0]} is not in the fast engine"
+    for name, d in (("host.overhead", stack.host.overhead), *_device_dists(dev)):
+        if not _dist_ok(d):
+            return f"{name} {d!r} has no numeric sampler"
+    return None
+
+
+def _device_dists(dev) -> list[tuple[str, Distribution]]:
+    """The device's distributions: (name, first: all I/Os or reads), then writes if apart."""
+    if isinstance(dev, CloudDevice):
+        out = [("device.latency", dev.latency)]
+        if dev.write_latency is not None:
+            out.append(("device.write_latency", dev.write_latency))
+        return out
+    return [("device.service", dev.service)]
+
+
+_IDLE: dict = {}
+
+
+def _idle_rng() -> np.random.Generator:
+    """A generator for a stream the run never draws from (it keeps the signature fixed)."""
+    if "rng" not in _IDLE:
+        _IDLE["rng"] = np.random.default_rng(0)
+    return _IDLE["rng"]
+
+
+def _idle_rng_list():
+    if "list" not in _IDLE:
+        _IDLE["list"] = _rng_list(_idle_rng())
+    return _IDLE["list"]
+
+
+def _dist_args(d: Distribution) -> tuple[int, float, float, np.ndarray]:
+    if d.code == EMPIRICAL:
+        return d.code, 0.0, 0.0, np.asarray(d.samples_s, dtype=float)
+    a, b = d.params
+    return d.code, float(a), float(b), np.zeros(1)
+
+
+def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
+             replication: int, iocap: int | None, atcap_factor: int, batches: Batches):
+    """The kernel's arguments: parameters as arrays, the reference's random streams."""
+    dev = stack.device
+    mp = stack.multipath
+    link = stack.link
+    overhead = stack.host.overhead
+    ovh_on = overhead.mean_s > 0
+    serial = (not wl.open_loop) and wl.iodepth > 1 and ovh_on
+    maxb = float(stack.block.max_sectors_bytes)
+    sizes = np.array([float(s) for s, _ in wl.sizes])
+    probs = np.array([p for _, p in wl.sizes], dtype=float)
+    cdf = probs.cumsum()  # as numpy's Generator.choice(p=...) builds it
+    cdf /= cdf[-1]
+    slots = np.array(
+        [max(1, int((wl.span_bytes - s) // wl.align_bytes) + 1) for s in sizes], dtype=np.int64)
+    maxparts = max(1, max(math.ceil(s / maxb) for s in sizes))
+    nslots = wl.numjobs * wl.iodepth
+    if iocap is None:
+        iocap = nslots if not wl.open_loop else OPEN_LOOP_POOL
+    rqcap = iocap * maxparts
+    faults = len(mp.failures) > 0
+    atcap = rqcap * atcap_factor if faults else rqcap
+    # the io stream only matters when an I/O's direction, size or address can change an outcome
+    draw_io = not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
+    # the reference's named streams; one that would draw nothing is not even made
+    streams = Streams(seed, replication)
+    rng_io = streams["io"] if draw_io else _idle_rng()
+    dists = _device_dists(dev)
+    random_dev = any(d.code != 0 for _, d in dists)
+    rng_dev = streams["device"] if random_dev else _idle_rng()
+    poisson = wl.open_loop and wl.arrival == "poisson"
+    rng_arr = streams["arrivals"] if poisson else _idle_rng()
+    if ovh_on and overhead.code != 0 and not wl.open_loop:
+        job_rngs = _rng_list(streams["host.job0"])
+        for j in range(1, wl.numjobs):
+            _rng_list_add(job_rngs, streams[f"host.job{j}"])
+    else:  # a deterministic overhead draws nothing
+        job_rngs = _idle_rng_list()
+    ovh_code, ovh_a, ovh_b, ovh_samples = _dist_args(overhead)
+    svc_code, svc_a, svc_b, svc_samples = _dist_args(dists[0][1])
+    svc2_code, svc2_a, svc2_b, svc2_samples = _dist_args(dists[-1][1])
+    cloud = isinstance(dev, CloudDevice)
+    buckets = np.zeros((0, 5))
+    if cloud:  # CloudModel's buckets: rate, capacity, cost code, tokens (burst credits full)
+        plan = bucket_plan(dev)
+        buckets = np.array(
+            [[rate, cap, CLOUD_COSTS[what],
+              cap if name == "iops" and dev.burst_iops > 0 else 0.0, 0.0]
+             for name, rate, cap, what in plan], dtype=float).reshape(len(plan), 5)
+    nr = stack.block.nr_requests
+    ip = np.zeros(NIP, np.int64)
+    ip[P_NJOBS] = wl.numjobs if not wl.open_loop else 1
+    ip[P_IODEPTH] = wl.iodepth if not wl.open_loop else 1
+    ip[P_OPEN] = wl.open_loop
+    ip[P_POISSON] = wl.arrival == "poisson"
+    ip[P_OVH_ON] = ovh_on and not wl.open_loop
+    ip[P_SERIAL] = serial
+    ip[P_OVH_CODE] = ovh_code
+    ip[P_SVC_CODE] = svc_code
+    ip[P_UNITS] = dev.units
+    ip[P_NR_ON] = nr < 10**6
+    ip[P_NR] = nr
+    ip[P_QD] = stack.hba.queue_depth
+    ip[P_NPATHS] = mp.paths
+    ip[P_POLICY] = POLICY_CODES[mp.policy]
+    ip[P_FAULTS] = faults
+    ip[P_LINK_FINITE] = math.isfinite(link.bandwidth_Bps)
+    ip[P_IOS] = ios
+    ip[P_WARMUP] = warmup_ios
+    ip[P_NBATCH] = batches.nbatch
+    ip[P_BSIZE] = batches.size
+    ip[P_NSIZES] = len(sizes)
+    ip[P_RANDOM] = wl.random
+    ip[P_DRAW_IO] = draw_io
+    ip[P_IOCAP] = iocap
+    ip[P_RQCAP] = rqcap
+    ip[P_ATCAP] = atcap
+    ip[P_NFAIL] = len(mp.failures)
+    ip[P_MAXREQ] = -1 if wl.open_loop else nslots * maxparts
+    ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_GENERIC
+    ip[P_SVC2_CODE] = svc2_code
+    fp = np.zeros(NFP)
+    fp[F_THINK] = wl.thinktime_s if not wl.open_loop else 0.0
+    fp[F_OVH_A] = ovh_a
+    fp[F_OVH_B] = ovh_b
+    fp[F_SVC_A] = svc_a
+    fp[F_SVC_B] = svc_b
+    fp[F_MEDIA] = dev.media_rate_Bps
+    fp[F_MAXB] = maxb
+    fp[F_LAT] = link.latency_s
+    fp[F_BW] = link.bandwidth_Bps
+    fp[F_FO] = mp.failover_timeout_s
+    fp[F_GAP] = 1.0 / wl.rate_iops if wl.open_loop else 0.0
+    fp[F_RF] = wl.read_fraction
+    fp[F_SPAN] = wl.span_bytes
+    fp[F_ALIGN] = wl.align_bytes
+    fp[F_SVC2_A] = svc2_a
+    fp[F_SVC2_B] = svc2_b
+    if cloud:
+        fp[F_IO_UNIT] = dev.io_unit_bytes
+        fp[F_R_IOPS] = dev.read_iops_limit
+        fp[F_W_IOPS] = dev.write_iops_limit
+        fp[F_R_BW] = dev.read_bandwidth_limit_Bps
+        fp[F_W_BW] = dev.write_bandwidth_limit_Bps
+    fail_path = np.array([ev.path for ev in mp.failures] or [0], dtype=np.int64)
+    fail_at = np.array([ev.fail_at_s for ev in mp.failures] or [0.0])
+    restore_at = np.array(
+        [np.nan if ev.restore_at_s is None else ev.restore_at_s for ev in mp.failures] or [0.0])
+    return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
+            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs)
+
+
+@dataclass
+class FastSimulation:
+    """A finished fast run, shaped like ``simpy_engine.Simulation`` where results read it."""
+
+    stack: Stack
+    wl: Workload
+    ios: int
+    warmup: int
+    seed: int
+    rec: SimpleNamespace
+    t_end: float
+    issued: int
+    completed: int
+    duplicates: int
+    failovers: int
+    events_s: float = math.nan  # wall time of the compiled loop
+    device: object = None  # like the reference's device model: its ``counters`` if any
+
+
+def _loghist(counts, n, f) -> LogHist:
+    h = LogHist()
+    h.counts[:] = counts
+    h.n = int(n)
+    h.total = float(f[0])
+    h.min = float(f[1])
+    h.max = float(f[2])
+    return h
+
+
+def _timeavg(lv_row, level, hist=None, hist_len=64) -> TimeAvg:
+    ta = TimeAvg(track_hist=hist is not None)
+    ta.t_last, ta.t0, ta.area, ta.busy = (float(v) for v in lv_row)
+    ta.level = int(level)
+    if hist is not None:
+        ta.hist = np.zeros(hist_len)
+        n = min(hist_len, len(hist))
+        ta.hist[:n] = hist[:n]
+    return ta
+
+
+def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int,
+                 replication: int = 0) -> FastSimulation:
+    """Run the compiled engine; the result has ``rec`` like the reference's Recorder."""
+    reason = supports(stack, workload)
+    if reason is not None:
+        raise ValueError(f"the fast engine cannot run this stack: {reason}")
+    iocap = None
+    atcap_factor = 2
+    batches = Batches(ios)  # the reference's batch layout; the kernel fills its arrays
+    for _ in range(40):
+        args = _prepare(stack, workload, ios, warmup_ios, seed, replication, iocap, atcap_factor,
+                        batches)
+        t0 = time.perf_counter()
+        out = _kernel(*args)
+        elapsed = time.perf_counter() - t0
+        (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist) = out
+        if tot[T_STATUS] == OK:
+            break
+        if tot[T_STATUS] == STALLED:
+            raise RuntimeError("fast engine: no event left before the run finished (stalled)")
+        # a pool or queue was too small for this run: grow and run again (same seed)
+        ip = args[0]
+        iocap = int(ip[P_IOCAP]) * 2
+        atcap_factor *= 2
+    else:  # pragma: no cover - 2**40 I/Os in flight
+        raise RuntimeError("fast engine: queues keep overflowing")
+    units = stack.device.units
+    batches.sums[:] = b_sums
+    batches.counts[:] = b_counts
+    batches.t_end[:] = b_tend
+    batches.hists[:] = b_hist
+    batches.t_start = float(out_f[0])
+    batches.k = int(cnt[N_BATCH_K])
+    rec = SimpleNamespace(
+        units=units,
+        lat=_loghist(hist[H_LAT], hn[H_LAT], hf[H_LAT]),
+        lat_read=_loghist(hist[H_READ], hn[H_READ], hf[H_READ]),
+        lat_write=_loghist(hist[H_WRITE], hn[H_WRITE], hf[H_WRITE]),
+        block_lat=_loghist(hist[H_BLOCK], hn[H_BLOCK], hf[H_BLOCK]),
+        device_lat=_loghist(hist[H_DEVICE], hn[H_DEVICE], hf[H_DEVICE]),
+        host_out=_timeavg(lv[L_HOST], lvl[L_HOST], qdh, int(lvl[5])),
+        block_out=_timeavg(lv[L_BLOCK], lvl[L_BLOCK]),
+        below_out=_timeavg(lv[L_BELOW], lvl[L_BELOW]),
+        device_out=_timeavg(lv[L_DEVICE], lvl[L_DEVICE]),
+        busy_units=_timeavg(lv[L_BUSY], lvl[L_BUSY]),
+        batches=batches,
+        measuring=False,
+        t_start=float(out_f[0]),
+        n_read=int(cnt[N_READ]),
+        n_write=int(cnt[N_WRITE]),
+        bytes_done=float(out_f[3]),
+        block_done=int(cnt[N_BLOCK]),
+        block_bytes=float(out_f[4]),
+        device_done=int(cnt[N_DEVICE]),
+    )
+    rec.levels = (rec.host_out, rec.block_out, rec.below_out, rec.device_out, rec.busy_units)
+    device = None
+    if isinstance(stack.device, CloudDevice):  # CloudModel's counters
+        device = SimpleNamespace(counters={"throttled": int(tot[T_THROTTLED]),
+                                           "throttle_s": float(out_f[5])})
+    return FastSimulation(
+        stack=stack, wl=workload, ios=ios, warmup=warmup_ios, seed=seed, rec=rec,
+        t_end=float(out_f[1]), issued=int(tot[T_ISSUED]), completed=int(tot[T_COMPLETED]),
+        duplicates=0, failovers=int(tot[T_FAILOVERS]), events_s=elapsed, device=device)
+
+
+# -- Results (the same fields as iosim.simulate._results fills for the reference) ---------------
+
+
+def results_of(sim) -> Results:
+    """Results from a finished run (fast or reference: both have the same ``rec``)."""
+    rec = sim.rec
+    t = sim.t_end
+    span = t - rec.t_start
+    n = rec.lat.n
+    r = Results(
+        iops=n / span,
+        read_iops=rec.n_read / span,
+        write_iops=rec.n_write / span,
+        bandwidth_Bps=rec.bytes_done / span,
+        ios=n,
+        sim_time_s=span,
+        aqu_sz=rec.block_out.mean(t),
+        util=min(1.0, rec.below_out.busy_fraction(t)),
+        unit_util=rec.busy_units.mean(t) / rec.units,
+        qd_mean=rec.host_out.mean(t),
+        device_qd_mean=rec.device_out.mean(t),
+        block_iops=rec.block_done / span,
+        avgrq_bytes=rec.block_bytes / rec.block_done if rec.block_done else None,
+        iops_ci95=rec.batches.throughput_ci95(),
+        lat_mean_ci95_s=rec.batches.latency_ci95(),
+        lat_p50_ci95_s=rec.batches.percentile_ci95(50),
+        lat_p90_ci95_s=rec.batches.percentile_ci95(90),
+        lat_p99_ci95_s=rec.batches.percentile_ci95(99),
+        qd_dist=rec.host_out.distribution(),
+    )
+    lat = rec.lat
+    r.lat_mean_s = lat.mean
+    for name, q in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p999", 99.9),
+                    ("p9999", 99.99)):
+        setattr(r, f"lat_{name}_s", lat.percentile(q))
+    r.lat_max_s = lat.max if lat.n else None
+    r.read_lat_mean_s = rec.lat_read.mean if rec.lat_read.n else None
+    r.write_lat_mean_s = rec.lat_write.mean if rec.lat_write.n else None
+    r.block_lat_mean_s = rec.block_lat.mean
+    dev = rec.device_lat
+    r.device_lat_mean_s = dev.mean if dev.n else None
+    r.device_lat_p99_s = dev.percentile(99) if dev.n else None
+    r.counters = {
+        "issued": sim.issued,
+        "completed": sim.completed,
+        "in_flight": sim.issued - sim.completed,
+        "duplicates": sim.duplicates,
+        "failovers": sim.failovers,
+        "device_completions": rec.device_done,
+    }
+    device_counters = getattr(sim.device, "counters", None)
+    if device_counters:
+        r.counters["device"] = dict(device_counters)
+    r.extra["layers"] = {
+        "host": {"outstanding": r.qd_mean, "throughput": r.iops, "latency_s": r.lat_mean_s},
+        "block": {"outstanding": r.aqu_sz, "throughput": r.block_iops,
+                  "latency_s": r.block_lat_mean_s},
+        "device": {"outstanding": r.device_qd_mean, "throughput": rec.device_done / span,
+                   "latency_s": r.device_lat_mean_s},
+    }
+    return r
+
+
+def run_fast(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int,
+             replication: int = 0) -> Results:
+    """Run the compiled engine and return its :class:`Results` (engine, seed and params are
+    the caller's to set, as for the reference)."""
+    return results_of(run_fast_sim(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
+                                   replication=replication))

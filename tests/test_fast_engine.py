@@ -1,0 +1,147 @@
+"""The fast engine's own contract: what it supports, what it returns, how it behaves at the
+edges. Its agreement with the reference engine is tests/test_engine_equivalence.py."""
+
+import math
+from dataclasses import fields, replace
+
+import numpy as np
+import pytest
+
+from iosim import presets
+from iosim.devices import GenericDevice
+from iosim.dists import parse_dist
+from iosim.engine import fast
+from iosim.engine.fast import FastSimulation, results_of, run_fast, run_fast_sim, supports
+from iosim.engine.recorder import bucket_index
+from iosim.engine.simpy_engine import run_simpy
+from iosim.results import Results
+from iosim.simulate import _results
+from iosim.stack import HbaSpec, Stack
+from iosim.workload import Workload
+
+REF = Stack(hba=HbaSpec(queue_depth=4), device=GenericDevice(units=64, service="exp:0.46ms"))
+
+
+def same(a: Results, b: Results) -> bool:
+    for f in fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
+            continue
+        if x != y:
+            return False
+    return True
+
+
+def test_supports_generic_and_cloud_devices_and_says_why_not_for_others():
+    assert supports(REF, Workload(numjobs=10)) is None
+    for name in presets.names():
+        stack, wl = presets.load(name)
+        reason = supports(stack, wl or Workload())
+        if stack.device.kind in ("generic", "cloud"):
+            assert reason is None, name
+        else:
+            assert reason == f"device.kind {stack.device.kind!r} has no fast model", name
+    with pytest.raises(ValueError, match="has no fast model"):
+        hdd = next(n for n in presets.names() if presets.load(n)[0].device.kind == "hdd")
+        run_fast(presets.load(hdd)[0], Workload(), ios=10, warmup_ios=0, seed=1)
+
+
+def test_every_distribution_kind_runs(tmp_path):
+    samples = tmp_path / "times.txt"
+    samples.write_text("0.1ms\n0.3ms\n1ms\n")
+    for text in ("det:0.2ms", "exp:0.2ms", "lognormal:0.2ms,scv=2", "gamma:0.2ms,scv=0.5",
+                 "uniform:0.1ms,0.3ms", f"empirical:{samples}"):
+        d = parse_dist(text)
+        stack = Stack(device=GenericDevice(units=2, service=d))
+        assert supports(stack, Workload()) is None
+        r = run_fast(stack, Workload(numjobs=3), ios=500, warmup_ios=50, seed=1)
+        assert r.ios == 500 and r.lat_mean_s > 0
+
+
+def test_results_are_filled_as_the_reference_fills_them():
+    """results_of (the engine layer may not import iosim.simulate) stays field-for-field equal
+    to simulate._results on the same finished run, so a field added there shows up here."""
+    for wl in (Workload(numjobs=10, rw="randrw"), Workload(rate_iops=3000)):
+        sim = run_fast_sim(REF, wl, ios=3000, warmup_ios=300, seed=5)
+        assert isinstance(sim, FastSimulation)
+        mine, theirs = results_of(sim), _results(sim)
+        assert same(mine, theirs)
+        filled = {f.name for f in fields(theirs) if getattr(theirs, f.name) is not None}
+        assert {"iops", "lat_p99_s", "device_lat_p99_s", "iops_ci95", "aqu_sz"} <= filled
+        assert mine.extra["layers"]["device"]["throughput"] > 0
+        assert sum(mine.qd_dist.values()) == pytest.approx(1.0)
+
+
+def test_runs_are_reproducible_and_replications_independent():
+    wl = Workload(numjobs=10)
+    a = run_fast(REF, wl, ios=2000, warmup_ios=100, seed=9)
+    b = run_fast(REF, wl, ios=2000, warmup_ios=100, seed=9)
+    c = run_fast(REF, wl, ios=2000, warmup_ios=100, seed=9, replication=1)
+    assert same(a, b)
+    assert a.lat_mean_s != c.lat_mean_s
+
+
+def test_replications_are_the_reference_replications():
+    wl = Workload(numjobs=4, rw="randrw")
+    ref = _results(run_simpy(REF, wl, ios=800, warmup_ios=80, seed=2, replication=3))
+    assert same(ref, run_fast(REF, wl, ios=800, warmup_ios=80, seed=2, replication=3))
+
+
+def test_pools_grow_when_an_open_loop_queue_outgrows_them(monkeypatch):
+    """An open loop has no bound on I/Os in flight: the run restarts with doubled pools (same
+    seed, so the same answer) until they fit."""
+    stack = Stack(device=GenericDevice(units=1, service="exp:1ms"))
+    wl = Workload(rate_iops=950)
+    ref = _results(run_simpy(stack, wl, ios=3000, warmup_ios=100, seed=4))
+    monkeypatch.setattr(fast, "OPEN_LOOP_POOL", 2)
+    small = run_fast(stack, wl, ios=3000, warmup_ios=100, seed=4)
+    assert max(small.qd_dist) > 2  # the queue did outgrow the first pool
+    assert same(ref, small)
+
+
+def test_memory_does_not_grow_with_the_run_length():
+    """Nothing is kept per I/O: every array handed to the kernel is the same size for 10^3 and
+    10^12 I/Os."""
+    wl = Workload(numjobs=10)
+
+    def sizes(ios):
+        args = fast._prepare(REF, wl, ios, 100, 1, 0, None, 2, fast.Batches(ios))
+        return [a.size for a in args if isinstance(a, np.ndarray)]
+
+    assert sizes(1000) == sizes(10**12)
+
+
+def test_little_law_holds_per_layer():
+    r = run_fast(REF, Workload(numjobs=10, iodepth=2), ios=20_000, warmup_ios=1000, seed=3)
+    for layer in r.extra["layers"].values():
+        assert layer["outstanding"] == pytest.approx(layer["throughput"] * layer["latency_s"],
+                                                     rel=0.02)
+
+
+def test_the_histogram_buckets_are_the_recorder_s():
+    values = np.concatenate([[0.0, 1e-10, 1e-9, 1.5e-9], np.geomspace(1e-9, 1e3, 2000)])
+    assert [fast._bucket(v) for v in values] == [bucket_index(v) for v in values]
+
+
+def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
+    """The kernel compiles in functions of other files (physics, sampler, buckets); its cache
+    key covers them, so editing one of them recompiles instead of running stale code."""
+    names = {p.name for p in fast._DEPENDS}
+    assert {"fast.py", "dists.py", "generic.py", "cloud.py", "recorder.py"} <= names
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("y = 1\n")
+    before = fast._source_stamp([a, b])
+    b.write_text("y = 2\n")
+    assert fast._source_stamp([a, b]) != before
+    locator = getattr(getattr(fast._kernel, "_cache", None), "_impl", None)
+    if locator is not None:  # numba's layout as of 0.59-0.68
+        assert type(locator.locator).__name__ == "_DepsLocator"
+
+
+def test_the_default_preset_runs_deterministically_identical_to_the_reference():
+    stack, wl = presets.load(presets.DEFAULT)
+    for n in (1, 5, 12):
+        w = replace(wl, numjobs=n)
+        ref = _results(run_simpy(stack, w, ios=1000, warmup_ios=100, seed=1))
+        assert same(ref, run_fast(stack, w, ios=1000, warmup_ios=100, seed=1))
