@@ -14,7 +14,7 @@ from .engine import fast as fast_engine
 from .engine.recorder import LogHist, ci95_halfwidth
 from .engine.simpy_engine import Simulation, run_simpy
 from .results import Curve, Results
-from .spec import SpecError
+from .spec import SpecError, UnstableError
 from .stack import Stack, apply_overrides
 from .workload import Workload
 
@@ -22,10 +22,6 @@ __all__ = ["simulate", "sweep", "ENGINES", "UnstableError", "open_loop_capacity_
 
 ENGINES = ("auto", "simpy", "fast")
 DEFAULT_IOS = 20_000
-
-
-class UnstableError(SpecError):
-    """An open-loop arrival rate at or above what the stack can serve."""
 
 
 def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
@@ -46,6 +42,10 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
         path_time = hold + 2 * link.latency_s + part / link.bandwidth_Bps
         caps.append(stack.effective_queue_depth / path_time / parts)
         caps.append(stack.block.nr_requests / path_time / parts)
+    for key in ("bandwidth_limit_Bps",):  # a byte-rate cap (cloud volumes)
+        cap_Bps = getattr(dev, key, math.inf)
+        if cap_Bps is not None and math.isfinite(cap_Bps):
+            caps.append(cap_Bps / size)
     if math.isfinite(stack.link.bandwidth_Bps):
         caps.append(stack.multipath.paths * stack.link.bandwidth_Bps / size)
     return min(caps) if caps else math.inf

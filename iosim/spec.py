@@ -17,11 +17,15 @@ from typing import Any, ClassVar
 from .dists import Distribution, parse_dist
 from .units import UnitError, parse_count, parse_rate, parse_rpm, parse_size, parse_time
 
-__all__ = ["SpecError", "Spec", "fld", "convert"]
+__all__ = ["SpecError", "UnstableError", "Spec", "fld", "convert"]
 
 
 class SpecError(ValueError):
     """An invalid specification: the message names the key, the value and what is allowed."""
+
+
+class UnstableError(SpecError):
+    """An open-loop arrival rate at or above what the stack can serve."""
 
 
 def fld(default: Any, kind: str, **extra: Any) -> Any:

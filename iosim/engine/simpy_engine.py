@@ -18,12 +18,17 @@ from dataclasses import dataclass, field
 import simpy
 
 from ..rng import Streams
+from ..spec import UnstableError
 from ..stack import Stack
 from ..workload import Workload
 from .recorder import Batches, LogHist, TimeAvg
 from .simpy_devices import make_device
 
-__all__ = ["run_simpy", "IO", "Request"]
+__all__ = ["run_simpy", "IO", "Request", "MAX_OPEN_BACKLOG"]
+
+# In open loop, this many I/Os in flight means the arrival rate exceeds what the stack serves
+# (about 1-2 KB of SimPy state each: the cap keeps a run that went wrong under ~200 MB).
+MAX_OPEN_BACKLOG = 100_000
 
 
 @dataclass(eq=False, slots=True)
@@ -271,6 +276,16 @@ class Simulation:
         while True:
             gap = rng.exponential(mean_gap) if self.wl.arrival == "poisson" else mean_gap
             yield self.env.timeout(gap)
+            backlog = self.issued - self.completed
+            if backlog >= MAX_OPEN_BACKLOG:
+                # arrivals outpace service: stop before the queue eats the memory
+                raise UnstableError(
+                    f"workload.rate_iops = {self.wl.rate_iops:g} is more than the stack "
+                    f"serves: {backlog:,} I/Os were waiting after {self.env.now:.3g} s "
+                    f"({self.completed:,} completed, about "
+                    f"{self.completed / max(self.env.now, 1e-12):.6g} IOPS). Lower the rate "
+                    "or add capacity."
+                )
             self.submit(self.new_io())
 
     # -- block layer ---------------------------------------------------------------------
