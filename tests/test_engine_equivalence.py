@@ -9,7 +9,7 @@ engines, which share no random numbers, agree within their confidence intervals.
 """
 
 import math
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,17 +19,18 @@ from scipy import stats
 from iosim import presets
 from iosim.devices import GenericDevice
 from iosim.devices.cloud import CloudDevice
+from iosim.devices.ssd import SsdDevice
 from iosim.engine.fast import run_fast, supports
 from iosim.engine.recorder import DEFAULT_BATCHES
 from iosim.engine.simpy_engine import run_simpy
-from iosim.simulate import _results, open_loop_capacity_iops
+from iosim.simulate import _results, open_loop_capacity_iops, simulate
 from iosim.stack import BlockSpec, HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
 from iosim.workload import Workload
 
 
 def make_stack(*, device=None, overhead=None, nr_requests=None, max_sectors_bytes=None, qd=None,
                paths=None, policy=None, failover_timeout_s=None, failures=None, latency_s=None,
-               bandwidth_Bps=None, cloud=None) -> Stack:
+               bandwidth_Bps=None, cloud=None, ssd=None) -> Stack:
     def given(**kw):
         return {k: v for k, v in kw.items() if v is not None}
 
@@ -45,12 +46,27 @@ def make_stack(*, device=None, overhead=None, nr_requests=None, max_sectors_byte
         parts["multipath"] = MultipathSpec(**m)
     if li := given(latency_s=latency_s, bandwidth_Bps=bandwidth_Bps):
         parts["link"] = LinkSpec(**li)
-    device = CloudDevice(**cloud) if cloud is not None else GenericDevice(**(device or {}))
+    if ssd is not None:
+        device = SsdDevice(**ssd)
+    elif cloud is not None:
+        device = CloudDevice(**cloud)
+    else:
+        device = GenericDevice(**(device or {}))
     return Stack(device=device, **parts)
 
 
 def dev(units, service, **kw):
     return dict(units=units, service=service, **kw)
+
+
+# a small SSD: 2 channels x 2 dies x 2 planes, 4 KiB pages, MLC page types, an 8-page buffer
+SMALL_SSD = dict(channels=2, dies_per_channel=2, planes_per_die=2, page_bytes=4096,
+                 read_slow_s="det:80us", program_slow_s="det:1.5ms", controller_overhead_s=5e-6,
+                 host_interface_Bps=1e9, write_buffer_bytes=8 * 4096)
+
+
+def ssd(**kw):
+    return {**SMALL_SSD, **kw}
 
 
 # name -> (stack, workload); "det" in the name: every time in it is deterministic
@@ -131,6 +147,31 @@ MATRIX = {
         Workload(rw="randrw", numjobs=4, iodepth=8)),
     "cloud-open": (make_stack(cloud=dict(iops_limit=2000, bandwidth_limit_Bps=20e6)),
                    Workload(rate_iops=1500, rw="randwrite")),
+    "det-ssd-reads": (make_stack(ssd=ssd()), Workload(rw="randread", numjobs=6,
+                                                      block_size_bytes=8192)),
+    "det-ssd-one-die": (make_stack(ssd=ssd(channels=1, dies_per_channel=1, planes_per_die=1,
+                                           controller_overhead_s=0.0,
+                                           host_interface_Bps=float("inf"))),
+                        Workload(rw="randrw", numjobs=3, block_size_bytes=12288)),
+    "det-ssd-seq-reads": (make_stack(ssd=ssd()), Workload(rw="read", numjobs=2, iodepth=3,
+                                                          block_size_bytes=16384)),
+    "det-ssd-buffered-writes": (make_stack(ssd=ssd()),
+                                Workload(rw="randwrite", numjobs=4, block_size_bytes=8192)),
+    "det-ssd-buffer-full": (make_stack(ssd=ssd(write_buffer_bytes=4096, write_amplification=2.0)),
+                            Workload(rw="randrw", numjobs=4, block_size_bytes=4096)),
+    "det-ssd-no-buffer": (make_stack(ssd=ssd(write_buffer_bytes=0, gc=False)),
+                          Workload(rw="randrw", numjobs=5, block_size_bytes=12288)),
+    "det-ssd-too-big-for-buffer": (make_stack(ssd=ssd(), max_sectors_bytes=65536),
+                                   Workload(rw="randwrite", numjobs=2, block_size_bytes=131072)),
+    "ssd-exp-times": (make_stack(ssd=ssd(read_s="exp:50us", program_s="exp:900us",
+                                         program_slow_s=None, planes_per_die=3)),
+                      Workload(rw="randrw", numjobs=5, bssplit="4k/50:64k/50")),
+    "ssd-open-poisson": (make_stack(ssd=ssd()), Workload(rw="randrw", rate_iops=300,
+                                                         block_size_bytes=8192)),
+    "ssd-path-failure": (make_stack(ssd=ssd(), paths=2, qd=2, failover_timeout_s=1e-3,
+                                    failures=[{"path": 0, "fail_at_s": 0.02,
+                                               "restore_at_s": 0.2}]),
+                         Workload(rw="randrw", numjobs=6, block_size_bytes=8192)),
 }
 # every preset the fast engine runs, with its own workload
 for _name in presets.names():
@@ -198,6 +239,26 @@ def test_independent_runs_agree_within_confidence_intervals(name):
     for key, ci in (("iops", "iops_ci95"), ("lat_mean_s", "lat_mean_ci95_s")):
         tol = TO_999 * math.hypot(getattr(ref, ci), getattr(fast, ci))
         assert abs(getattr(ref, key) - getattr(fast, key)) <= tol, (key, ref, fast)
+
+
+@pytest.mark.parametrize("numjobs", [1, 4, 16, 64])
+def test_the_nvme_preset_is_identical_across_the_thread_sweep(numjobs):
+    """E11's SSD (16 KiB random reads, threads 1 .. 64): fast and reference agree figure for
+    figure, and ``simulate`` picks the fast engine for it."""
+    stack, wl = presets.load("nvme-intel-750")
+    wl = replace(wl, numjobs=numjobs)
+    ref, fast = both(stack, wl, ios=3000, warmup_ios=300, seed=11)
+    assert ref.counters == fast.counters and ref.counters["device"]["page_reads"] > 3000
+    assert differences(ref, fast) == []
+    assert simulate(stack, wl, ios=200, warmup_ios=20, seed=1, engine="auto").engine == "fast"
+
+
+def test_ssd_writes_are_identical_on_the_nvme_preset():
+    stack, wl = presets.load("nvme-intel-750")
+    for rw, n in (("randwrite", 16), ("randrw", 8)):
+        ref, fast = both(stack, replace(wl, rw=rw, numjobs=n), ios=3000, warmup_ios=300, seed=4)
+        assert ref.counters == fast.counters and ref.counters["device"]["page_programs"] > 0
+        assert differences(ref, fast) == []
 
 
 # -- generated stacks ---------------------------------------------------------------------------
@@ -268,4 +329,46 @@ def stacks(draw):
 def test_generated_stacks_give_identical_results(case, seed):
     stack, wl = case
     ref, fast = both(stack, wl, ios=300, warmup_ios=30, seed=seed)
+    assert differences(ref, fast) == []
+
+
+@st.composite
+def ssd_stacks(draw):
+    times = st.sampled_from(["det:50us", "exp:50us", "uniform:20us,90us"])
+    progs = st.sampled_from(["det:0.9ms", "exp:0.9ms", "gamma:0.5ms,scv=2"])
+    device = dict(
+        channels=draw(st.integers(1, 3)), dies_per_channel=draw(st.integers(1, 3)),
+        planes_per_die=draw(st.integers(1, 3)), page_bytes=draw(st.sampled_from([4096, 8192])),
+        read_s=draw(times), read_slow_s=draw(st.one_of(st.none(), times)),
+        program_s=draw(progs), program_slow_s=draw(st.one_of(st.none(), progs)),
+        channel_rate_Bps=draw(st.sampled_from([400e6, 50e6])),
+        controller_overhead_s=draw(st.sampled_from([0.0, 1e-5])),
+        host_interface_Bps=draw(st.sampled_from([float("inf"), 1e9, 1e8])),
+        write_buffer_bytes=draw(st.sampled_from([0, 8192, 65536])),
+        gc=draw(st.booleans()))
+    stack = make_stack(ssd=device, overhead=draw(overheads),
+                       nr_requests=draw(st.sampled_from([2, 256])),
+                       max_sectors_bytes=draw(st.sampled_from([16384, 524288])),
+                       qd=draw(st.integers(1, 4)), paths=draw(st.integers(1, 2)),
+                       bandwidth_Bps=draw(st.sampled_from([float("inf"), 1e9])))
+    rw = draw(st.sampled_from(["randread", "randwrite", "randrw", "read", "write"]))
+    sizes = draw(st.sampled_from([{"block_size_bytes": 4096}, {"block_size_bytes": 65536},
+                                  {"bssplit": "4k/60:16k/30:128k/10"}]))
+    if draw(st.booleans()):
+        wl = Workload(rw=rw, numjobs=draw(st.integers(1, 6)), iodepth=draw(st.integers(1, 3)),
+                      **sizes)
+    else:
+        wl = Workload(rw=rw, rate_iops=draw(st.sampled_from([50.0, 300.0])),
+                      arrival=draw(st.sampled_from(["poisson", "paced"])), **sizes)
+    return stack, wl
+
+
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(ssd_stacks(), st.integers(0, 2**16))
+def test_generated_ssd_stacks_give_identical_results(case, seed):
+    stack, wl = case
+    assert supports(stack, wl) is None
+    ref, fast = both(stack, wl, ios=300, warmup_ios=30, seed=seed)
+    assert ref.counters == fast.counters
     assert differences(ref, fast) == []

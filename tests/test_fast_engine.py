@@ -32,12 +32,12 @@ def same(a: Results, b: Results) -> bool:
     return True
 
 
-def test_supports_generic_and_cloud_devices_and_says_why_not_for_others():
+def test_supports_generic_cloud_and_ssd_devices_and_says_why_not_for_others():
     assert supports(REF, Workload(numjobs=10)) is None
     for name in presets.names():
         stack, wl = presets.load(name)
         reason = supports(stack, wl or Workload())
-        if stack.device.kind in ("generic", "cloud"):
+        if stack.device.kind in ("generic", "cloud", "ssd"):
             assert reason is None, name
         else:
             assert reason == f"device.kind {stack.device.kind!r} has no fast model", name
@@ -127,7 +127,7 @@ def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
     """The kernel compiles in functions of other files (physics, sampler, buckets); its cache
     key covers them, so editing one of them recompiles instead of running stale code."""
     names = {p.name for p in fast._DEPENDS}
-    assert {"fast.py", "dists.py", "generic.py", "cloud.py", "recorder.py"} <= names
+    assert {"fast.py", "dists.py", "generic.py", "cloud.py", "ssd.py", "recorder.py"} <= names
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")
     b.write_text("y = 1\n")
@@ -145,3 +145,18 @@ def test_the_default_preset_runs_deterministically_identical_to_the_reference():
         w = replace(wl, numjobs=n)
         ref = _results(run_simpy(stack, w, ios=1000, warmup_ios=100, seed=1))
         assert same(ref, run_fast(stack, w, ios=1000, warmup_ios=100, seed=1))
+
+
+def test_ssd_runs_reads_and_writes_and_says_why_not_for_empirical_programs(tmp_path):
+    from iosim.devices.ssd import SsdDevice
+
+    stack = Stack(device=SsdDevice(write_buffer_bytes=65536))
+    for rw in ("randread", "randwrite", "randrw"):
+        assert supports(stack, Workload(rw=rw)) is None
+        r = run_fast(stack, Workload(rw=rw, numjobs=4), ios=500, warmup_ios=50, seed=1)
+        assert r.ios == 500 and set(r.counters["device"]) == {
+            "page_reads", "page_programs", "buffered_writes"}
+    samples = tmp_path / "t.txt"
+    samples.write_text("0.5ms\n1ms\n")
+    emp = Stack(device=SsdDevice(program_s=parse_dist(f"empirical:{samples}")))
+    assert "empirical" in supports(emp, Workload())

@@ -43,7 +43,9 @@ __all__ = [
     "SsdDevice",
     "ssd_pages",
     "ssd_die_of",
+    "ssd_die_of_page",
     "ssd_page_is_slow",
+    "ssd_page_slow",
     "ssd_write_amplification",
     "ssd_gc_extra_s",
 ]
@@ -66,6 +68,19 @@ def ssd_die_of(lpn, channels: int, dies_per_channel: int):
     if die.ndim == 0:
         return int(ch), int(die)
     return ch, die
+
+
+def ssd_die_of_page(lpn: int, channels: int, dies_per_channel: int) -> tuple[int, int]:
+    """:func:`ssd_die_of` for one page, on plain integers (the engines' scalar form, which
+    numba compiles)."""
+    ch = lpn % channels
+    way = (lpn // channels) % dies_per_channel
+    return ch, ch * dies_per_channel + way
+
+
+def ssd_page_slow(lpn: int, n_dies: int) -> bool:
+    """:func:`ssd_page_is_slow` for one page, on plain integers (compiled by numba too)."""
+    return (lpn // n_dies) % 2 == 1
 
 
 def ssd_page_is_slow(lpn, n_dies: int):

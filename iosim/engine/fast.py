@@ -2,8 +2,10 @@
 
 Same model, same answers. ``iosim.engine.simpy_engine`` is the definition; this module runs the
 same processes as a state machine over arrays, so that a run of a million I/Os takes a fraction
-of a second. Devices: the generic device and the cloud volume (token buckets); other kinds
-(``supports`` names them) run on the reference engine.
+of a second. Devices: the generic device, the cloud volume (token buckets) and the flash SSD
+(dies, channels, host link per direction, write buffer with background programs, GC die time:
+``SsdModel``'s processes, one per die a request touches, joined as its ``AllOf`` joins them);
+other kinds (``supports`` names them) run on the reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
   resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
@@ -11,16 +13,18 @@ of a second. Devices: the generic device and the cloud volume (token buckets); o
   process starts (SimPy's urgent ``Initialize``) in a second ring that runs first. That is
   exactly SimPy's (time, priority, event id) order, so ties at equal times are broken as the
   reference breaks them. The few SimPy events that can never change anything (the Release of
-  a resource that can never have a waiter) are left out.
+  a resource that can never have a waiter, the end of an SSD's background program, which
+  nobody waits for) are left out.
 * **Same random numbers.** The named streams of :mod:`iosim.rng` (``io``, ``device``,
   ``arrivals``, ``host.job<j>``) are passed in as NumPy generators, which numba compiles
   natively (no Python per draw); each stream is drawn in the same order as in the reference.
   So a run gives the same Results as the reference, figure for figure, on random stacks as on
   deterministic ones, and common random numbers across a sweep are kept.
-* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``), the
-  sampler (``sample_code``) and the histogram bucketing (``bucket_index``) are the very
-  functions the reference uses, compiled with ``numba.njit``; nothing is copied. The compile
-  cache is keyed on those files too, so editing one recompiles.
+* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``,
+  ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``), the sampler (``sample_code``) and the
+  histogram bucketing (``bucket_index``) are the very functions the reference uses, compiled
+  with ``numba.njit``; nothing is copied. The compile cache is keyed on those files too, so
+  editing one recompiles.
 * **Bounded memory.** Statistics stream into the same log-linear histograms, time averages
   and batch means as :class:`iosim.engine.simpy_engine.Recorder`; nothing per I/O is kept.
 
@@ -46,6 +50,7 @@ from numba.typed import List
 
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
+from ..devices.ssd import SsdDevice, ssd_die_of_page, ssd_page_slow, ssd_pages
 from ..dists import EMPIRICAL, Distribution, sample_code
 from ..results import Results
 from ..rng import Streams
@@ -66,6 +71,7 @@ _DEPENDS = [
     _HERE.parent.parent / "dists.py",
     _HERE.parent.parent / "devices" / "generic.py",
     _HERE.parent.parent / "devices" / "cloud.py",
+    _HERE.parent.parent / "devices" / "ssd.py",
     _HERE.parent / "recorder.py",
 ]
 
@@ -127,6 +133,9 @@ _install_cache_locator()
 _service_s = numba.njit(generic_service_s)
 _bucket_take = numba.njit(bucket_take)
 _io_units = numba.njit(io_units)
+_ssd_pages = numba.njit(ssd_pages)
+_ssd_die_of_page = numba.njit(ssd_die_of_page)
+_ssd_page_slow = numba.njit(ssd_page_slow)
 _sample_code = numba.njit(sample_code)
 _bucket = numba.njit(bucket_index)
 NBINS = LogHist().counts.shape[0]
@@ -180,16 +189,39 @@ K_DISPATCH = 51  # Multipath._dispatch, then on to k_after
 K_ATT_DONE = 52
 K_DEV_QUEUE = 53  # cloud: past the token buckets, FIFO for a unit
 K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
+# SSD (SsdModel): the serve process, its per-die read processes, the host link
+K_SSD_OVH = 31  # controller overhead spent: fork the die processes
+K_SSD_DSTART = 32  # a die process starts: request its die
+K_SSD_DGRANT = 33  # die granted: array time (tR)
+K_SSD_DREAD = 34  # array time done: request the channel
+K_SSD_CGRANT = 35  # channel granted: transfer the pages
+K_SSD_CXFER = 36  # transfer done: release channel and die
+K_SSD_PEND = 37  # a die process's end processed (AllOf counts it)
+K_SSD_ALL = 38  # AllOf of the die processes processed: the data cross the host link
+K_SSD_LGRANT = 39  # host link (device -> host) granted
+K_SSD_LXFER = 28  # host link transfer done
+K_SSD_FORK = 54  # inline: the request's pages; a read forks, a write crosses the host link
+K_SSD_DEND = 55  # inline: the die process's end
+K_SSD_IGRANT = 29  # host link (host -> device) granted
+K_SSD_IXFER = 56  # host link transfer done
+K_SSD_BUF = 57  # buffer pages taken (at once or when freed): background programs, done
+K_SSD_WBUF = 58  # inline: the write buffer, or a program the request waits for
+K_SSD_CHAN = 59  # inline: the channel (a read after tR, a program first)
+K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes tPROG
+K_SSD_PROG = 61  # program time (with GC's extra die time) spent
+K_SSD_SPAWN = 62  # inline: one process per die the request's pages live on, in page order
+# what a request's die processes are: reads joined, programs joined, background programs
+SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 
 # device families
-DEV_GENERIC, DEV_CLOUD = 0, 1
+DEV_GENERIC, DEV_CLOUD, DEV_SSD = 0, 1, 2
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
 CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
                "write_bytes": 5, "op_share": 6, "byte_share": 7}
 
 # ctl slots (int64 scalars shared with helpers)
-C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF = range(10)
-NCTL = 10
+C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_BH, C_BC, C_BFREE = range(13)
+NCTL = 13
 
 # levels (TimeAvg) in recorder order
 L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
@@ -218,14 +250,18 @@ COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
 (P_NJOBS, P_IODEPTH, P_OPEN, P_POISSON, P_OVH_ON, P_SERIAL, P_OVH_CODE, P_SVC_CODE, P_UNITS,
  P_NR_ON, P_NR, P_QD, P_NPATHS, P_POLICY, P_FAULTS, P_LINK_FINITE, P_IOS, P_WARMUP, P_NBATCH,
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
- P_DEVKIND, P_SVC2_CODE) = range(30)
-NIP = 30
+ P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
+ P_DPCAP, P_SSD_BUFP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW) = range(40)
+NIP = 40
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
- F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW) = range(21)
-NFP = 21
+ F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
+ F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
+ F_PROG2_B) = range(30)
+NFP = 30
 # counters reset by Recorder.start (cnt) and kept (tot)
-T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED = range(5)
+(T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED, T_PAGE_READS, T_PAGE_PROGS,
+ T_BUFFERED) = range(8)
 N_READ, N_WRITE, N_BLOCK, N_DEVICE, N_BATCH_K = range(5)
 CF_BYTES, CF_BLOCK_BYTES = range(2)
 # resource table columns
@@ -298,16 +334,38 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     nbk = buckets.shape[0]  # cloud token buckets: rate, capacity, cost code, tokens, t_last
     throttle_s = 0.0
     n_ovh_samples = ovh_samples.shape[0]
+    # SSD: channels x dies, the die processes' pool
+    ssd = devkind == DEV_SSD
+    s_nch = ip[P_SSD_C]
+    s_dpc = ip[P_SSD_D]
+    s_ndies = s_nch * s_dpc
+    s_planes = ip[P_SSD_PLANES]
+    s_slow = ip[P_SSD_SLOW] != 0
+    s_link = ip[P_SSD_LINK] != 0
+    dpcap = ip[P_DPCAP]
+    s_page = fp[F_SSD_PAGE]
+    s_xfer = fp[F_SSD_XFER]
+    s_ovh = fp[F_SSD_OVH]
+    s_hbw = fp[F_SSD_HOST_BW]
+    s_gc = fp[F_SSD_GC]
+    s_bufp = ip[P_SSD_BUFP]
+    s_pslow = ip[P_PROG_SLOW] != 0
+    prog_code = ip[P_PROG_CODE]
+    prog2_code = ip[P_PROG2_CODE]
+    prog_a = fp[F_PROG_A]
+    prog_b = fp[F_PROG_B]
+    prog2_a = fp[F_PROG2_A]
+    prog2_b = fp[F_PROG2_B]
 
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
-    hcap = nslots + rqcap + atcap + nfail + 8
+    hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
     ht = np.empty(hcap)
     hs = np.empty(hcap, np.int64)
     hc = np.empty(hcap, np.int64)
-    ucap = nslots + rqcap + atcap + nfail + 8
+    ucap = nslots + rqcap + atcap + dpcap + nfail + 8
     uq = np.empty(ucap, np.int64)
-    nres = 2 + njobs + 2 * npaths
-    fcap = 2 * (nslots + iocap + rqcap + 2 * atcap + nres + npaths + nfail) + 16
+    nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0)
+    fcap = 2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
     fq = np.empty(fcap, np.int64)
     ctl = np.zeros(NCTL, np.int64)
 
@@ -328,6 +386,18 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     for p in range(npaths):
         res[r_link0 + 2 * p, R_QCAP] = atcap
         res[r_link0 + 2 * p + 1, R_QCAP] = atcap
+    # SSD: dies (one process of an attempt each at most), channels, the host link out
+    r_die0 = 2 + njobs + 2 * npaths
+    r_ch0 = r_die0 + s_ndies
+    r_hout = r_ch0 + s_nch
+    r_hin = r_hout + 1
+    if ssd:  # (background programs, holding a buffer page each at least, wait for dies too)
+        for d in range(s_ndies):
+            res[r_die0 + d, R_QCAP] = atcap + s_bufp
+        for c in range(s_nch):
+            res[r_ch0 + c, R_QCAP] = atcap * s_dpc + s_bufp
+        res[r_hout, R_QCAP] = atcap
+        res[r_hin, R_QCAP] = atcap
     for r in range(1, nres):
         res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
     # A resource that can never have a waiter (more slots than possible holders) has inert
@@ -389,6 +459,18 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     at_free = np.arange(atcap - 1, -1, -1).astype(np.int64)
     n_at_free = atcap
     slot_z = np.zeros(max(1, nslots))
+    at_left = np.zeros(atcap, np.int64)  # SSD: die processes the attempt still waits for
+    at_first = np.zeros(atcap, np.int64)  # SSD: the request's first page, pages, mode
+    at_npg = np.zeros(atcap, np.int64)
+    at_mode = np.zeros(atcap, np.int64)
+    bwq = np.zeros(max(1, atcap), np.int64)  # SSD: writes waiting for buffer pages (FIFO)
+    ctl[C_BFREE] = s_bufp
+    dp_mode = np.zeros(dpcap, np.int64)
+    dp_att = np.zeros(dpcap, np.int64)  # SSD die processes: attempt, first page, pages
+    dp_l0 = np.zeros(dpcap, np.int64)
+    dp_np = np.zeros(dpcap, np.int64)
+    dp_free = np.arange(dpcap - 1, -1, -1).astype(np.int64)
+    n_dp_free = dpcap
     regseq = 0
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
@@ -406,7 +488,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     b_hist = np.zeros((nbatch, NBINS), np.int32)  # per batch: latency histogram (sectioning)
     cnt = np.zeros(5, np.int64)
     cf = np.zeros(2)
-    tot = np.zeros(5, np.int64)
+    tot = np.zeros(8, np.int64)
 
     # -- helpers (closures: scalar arguments only) ----------------------------------------
     def fpush(code):
@@ -630,6 +712,40 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             return svc_samples[rng_dev.integers(0, n_svc_samples)]
         return _sample_code(svc_code, svc_a, svc_b, rng_dev)
 
+    def ssd_array_time(l0, npg, program):
+        """SsdModel._array_time of a die's pages (l0, l0 + dies, ...): multi-plane batches,
+        each as slow as its slowest page (drawn in page order)."""
+        total = 0.0
+        for kb in range(0, npg, s_planes):
+            m = 0.0
+            for kk in range(kb, min(npg, kb + s_planes)):
+                if program:
+                    if s_pslow and _ssd_page_slow(l0 + kk * s_ndies, s_ndies):
+                        v = _sample_code(prog2_code, prog2_a, prog2_b, rng_dev)
+                    else:
+                        v = _sample_code(prog_code, prog_a, prog_b, rng_dev)
+                else:
+                    v = draw_service(s_slow and _ssd_page_slow(l0 + kk * s_ndies, s_ndies))
+                if kk == kb or v > m:
+                    m = v
+            total += m
+        return total
+
+    def ssd_release_buffer(pages):
+        """SsdModel._release_buffer: serve the waiting writes in order while pages suffice."""
+        ctl[C_BFREE] += pages
+        while ctl[C_BC] > 0:
+            a = bwq[ctl[C_BH]]
+            if at_npg[a] > ctl[C_BFREE]:
+                break
+            h = ctl[C_BH] + 1
+            if h >= bwq.shape[0]:
+                h = 0
+            ctl[C_BH] = h
+            ctl[C_BC] -= 1
+            ctl[C_BFREE] -= at_npg[a]
+            fpush((a << KB) | K_SSD_BUF)
+
     def cloud_cost(what, size, is_read):
         """CloudModel._cost: what a request pays a bucket."""
         if what == 0:
@@ -790,8 +906,148 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         k = -1
                     else:
                         k = K_DEV_QUEUE
+                elif ssd:  # SsdModel.serve: the controller overhead holds nothing
+                    if s_ovh > 0:
+                        act, a_delay, a_code = 1, s_ovh, (x << KB) | K_SSD_OVH
+                        k = -1
+                    else:
+                        k = K_SSD_FORK
                 else:
                     k = K_DEV_QUEUE
+            elif k == K_SSD_OVH:
+                k = K_SSD_FORK
+            elif k == K_SSD_FORK:  # SsdModel.serve past the controller overhead
+                first, npages = _ssd_pages(rq_off[at_req[x]], at_size[x], s_page)
+                at_first[x] = first
+                at_npg[x] = npages
+                if at_read[x]:  # one read process per die; AllOf joins them
+                    at_mode[x] = SSD_READ
+                    k = K_SSD_SPAWN
+                elif s_link:  # a write crosses the host link first
+                    act, a_res, a_code = 2, r_hin, (x << KB) | K_SSD_IGRANT
+                    k = -1
+                else:
+                    k = K_SSD_WBUF
+            elif k == K_SSD_IGRANT:
+                act, a_delay, a_code = 1, at_size[x] / s_hbw, (x << KB) | K_SSD_IXFER
+                k = -1
+            elif k == K_SSD_IXFER:
+                release(r_hin)
+                k = K_SSD_WBUF
+            elif k == K_SSD_WBUF:
+                npages = at_npg[x]
+                if 0 < npages <= s_bufp:  # buffered: acknowledged once it has buffer pages
+                    if ctl[C_BFREE] >= npages and ctl[C_BC] == 0:
+                        ctl[C_BFREE] -= npages
+                        k = K_SSD_BUF
+                    else:
+                        if ctl[C_BC] >= bwq.shape[0]:
+                            ctl[C_OVF] = 1
+                            break
+                        i = ctl[C_BH] + ctl[C_BC]
+                        if i >= bwq.shape[0]:
+                            i -= bwq.shape[0]
+                        bwq[i] = x
+                        ctl[C_BC] += 1
+                        k = -1
+                else:  # programmed before it completes
+                    at_mode[x] = SSD_WRITE
+                    k = K_SSD_SPAWN
+            elif k == K_SSD_BUF:
+                tot[T_BUFFERED] += 1
+                at_mode[x] = SSD_BUFFERED
+                k = K_SSD_SPAWN
+            elif k == K_SSD_SPAWN:  # one process per die, in page order
+                npages = at_npg[x]
+                ng = min(npages, s_ndies)
+                if n_dp_free < ng:
+                    ctl[C_OVF] = 1
+                    break
+                at_left[x] = ng
+                for g in range(ng):
+                    n_dp_free -= 1
+                    dproc = dp_free[n_dp_free]
+                    dp_att[dproc] = x
+                    dp_l0[dproc] = at_first[x] + g
+                    dp_np[dproc] = (npages - 1 - g) // s_ndies + 1
+                    dp_mode[dproc] = at_mode[x]
+                    upush((dproc << KB) | K_SSD_DSTART)
+                if at_mode[x] == SSD_BUFFERED:  # nobody waits for background programs
+                    k = K_DEV_FINISHED
+                else:
+                    k = -1
+            elif k == K_SSD_DSTART:
+                _, die = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
+                act, a_res, a_code = 2, r_die0 + die, (x << KB) | K_SSD_DGRANT
+                k = -1
+            elif k == K_SSD_DGRANT:
+                level(L_BUSY, now, 1)
+                if dp_mode[x] == SSD_READ:  # tR, then the channel
+                    act, a_code = 1, (x << KB) | K_SSD_DREAD
+                    a_delay = ssd_array_time(dp_l0[x], dp_np[x], False)
+                    k = -1
+                else:  # a program: the channel first
+                    k = K_SSD_CHAN
+            elif k == K_SSD_DREAD or k == K_SSD_CHAN:
+                if s_xfer > 0:
+                    ch, _ = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
+                    act, a_res, a_code = 2, r_ch0 + ch, (x << KB) | K_SSD_CGRANT
+                    k = -1
+                else:
+                    k = K_SSD_AFTERCH
+            elif k == K_SSD_CGRANT:
+                act, a_delay, a_code = 1, dp_np[x] * s_xfer, (x << KB) | K_SSD_CXFER
+                k = -1
+            elif k == K_SSD_CXFER:
+                ch, _ = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
+                release(r_ch0 + ch)
+                k = K_SSD_AFTERCH
+            elif k == K_SSD_AFTERCH:
+                if dp_mode[x] == SSD_READ:
+                    k = K_SSD_DEND
+                else:
+                    t_arr = ssd_array_time(dp_l0[x], dp_np[x], True)
+                    act, a_code = 1, (x << KB) | K_SSD_PROG
+                    a_delay = t_arr + s_gc * dp_np[x]
+                    k = -1
+            elif k == K_SSD_PROG:
+                k = K_SSD_DEND
+            elif k == K_SSD_DEND:
+                level(L_BUSY, now, -1)
+                _, die = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
+                release(r_die0 + die)
+                k = -1
+                if dp_mode[x] == SSD_READ:
+                    tot[T_PAGE_READS] += dp_np[x]
+                    fpush((x << KB) | K_SSD_PEND)  # the process's end event
+                else:
+                    tot[T_PAGE_PROGS] += dp_np[x]
+                    if dp_mode[x] == SSD_WRITE:
+                        fpush((x << KB) | K_SSD_PEND)
+                    else:  # a background program: its buffer pages are free again
+                        dp_free[n_dp_free] = x
+                        n_dp_free += 1
+                        ssd_release_buffer(dp_np[x])
+            elif k == K_SSD_PEND:
+                a = dp_att[x]
+                dp_free[n_dp_free] = x
+                n_dp_free += 1
+                at_left[a] -= 1
+                if at_left[a] == 0:
+                    fpush((a << KB) | K_SSD_ALL)  # the AllOf condition succeeds
+                k = -1
+            elif k == K_SSD_ALL:
+                if at_read[x] and s_link:
+                    act, a_res, a_code = 2, r_hout, (x << KB) | K_SSD_LGRANT
+                    k = -1
+                else:
+                    k = K_DEV_FINISHED
+            elif k == K_SSD_LGRANT:
+                act, a_delay, a_code = 1, at_size[x] / s_hbw, (x << KB) | K_SSD_LXFER
+                k = -1
+            elif k == K_SSD_LXFER:
+                release(r_hout)
+                k = K_DEV_FINISHED
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
                 act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
                 k = -1
@@ -1113,6 +1369,11 @@ _KNOWN_DEVICE = {
                   "read_iops_limit", "write_iops_limit", "bandwidth_limit_Bps",
                   "read_bandwidth_limit_Bps", "write_bandwidth_limit_Bps", "cap_model",
                   "io_unit_bytes", "bucket_s", "burst_iops", "burst_credits"},
+    SsdDevice: {"channels", "dies_per_channel", "planes_per_die", "page_bytes",
+                "pages_per_block", "read_s", "read_slow_s", "program_s", "program_slow_s",
+                "erase_s", "channel_rate_Bps", "controller_overhead_s", "host_interface_Bps",
+                "write_buffer_bytes", "gc", "over_provisioning", "fullness",
+                "write_amplification"},
 }
 _KNOWN_WORKLOAD = {"rw", "rwmixread", "block_size_bytes", "bssplit", "numjobs", "iodepth",
                    "rate_iops", "arrival", "span_bytes", "thinktime_s", "align_bytes"}
@@ -1150,6 +1411,11 @@ def supports(stack: Stack, workload: Workload) -> str | None:
     for name, d in (("host.overhead", stack.host.overhead), *_device_dists(dev)):
         if not _dist_ok(d):
             return f"{name} {d!r} has no numeric sampler"
+    if isinstance(dev, SsdDevice):
+        for name in ("program_s", "program_slow_s"):
+            d = getattr(dev, name)
+            if d is not None and d.code == EMPIRICAL:
+                return f"device.{name} {d!r}: empirical program times are not in the fast engine"
     return None
 
 
@@ -1160,8 +1426,13 @@ def _device_dists(dev) -> list[tuple[str, Distribution]]:
         if dev.write_latency is not None:
             out.append(("device.write_latency", dev.write_latency))
         return out
+    if isinstance(dev, SsdDevice):  # the fast (LSB) and slow (MSB) page's read, then program
+        return [(f"device.{n}", getattr(dev, n)) for n in _SSD_DISTS
+                if getattr(dev, n) is not None]
     return [("device.service", dev.service)]
 
+
+_SSD_DISTS = ("read_s", "read_slow_s", "program_s", "program_slow_s")
 
 _IDLE: dict = {}
 
@@ -1210,7 +1481,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     faults = len(mp.failures) > 0
     atcap = rqcap * atcap_factor if faults else rqcap
     # the io stream only matters when an I/O's direction, size or address can change an outcome
-    draw_io = not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
+    ssd = isinstance(dev, SsdDevice)  # (an SSD's address picks the dies: always drawn)
+    draw_io = ssd or not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
     # the reference's named streams; one that would draw nothing is not even made
     streams = Streams(seed, replication)
     rng_io = streams["io"] if draw_io else _idle_rng()
@@ -1226,6 +1498,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     else:  # a deterministic overhead draws nothing
         job_rngs = _idle_rng_list()
     ovh_code, ovh_a, ovh_b, ovh_samples = _dist_args(overhead)
+    if ssd:  # the "service" pair is the reads' (fast page, slow page)
+        dists = [("", dev.read_s), ("", dev.read_slow_s or dev.read_s)]
     svc_code, svc_a, svc_b, svc_samples = _dist_args(dists[0][1])
     svc2_code, svc2_a, svc2_b, svc2_samples = _dist_args(dists[-1][1])
     cloud = isinstance(dev, CloudDevice)
@@ -1266,7 +1540,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_ATCAP] = atcap
     ip[P_NFAIL] = len(mp.failures)
     ip[P_MAXREQ] = -1 if wl.open_loop else nslots * maxparts
-    ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_GENERIC
+    ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_GENERIC
     ip[P_SVC2_CODE] = svc2_code
     fp = np.zeros(NFP)
     fp[F_THINK] = wl.thinktime_s if not wl.open_loop else 0.0
@@ -1274,7 +1548,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     fp[F_OVH_B] = ovh_b
     fp[F_SVC_A] = svc_a
     fp[F_SVC_B] = svc_b
-    fp[F_MEDIA] = dev.media_rate_Bps
+    fp[F_MEDIA] = getattr(dev, "media_rate_Bps", math.inf)
     fp[F_MAXB] = maxb
     fp[F_LAT] = link.latency_s
     fp[F_BW] = link.bandwidth_Bps
@@ -1291,6 +1565,28 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         fp[F_W_IOPS] = dev.write_iops_limit
         fp[F_R_BW] = dev.read_bandwidth_limit_Bps
         fp[F_W_BW] = dev.write_bandwidth_limit_Bps
+    if ssd:
+        ip[P_SSD_C] = dev.channels
+        ip[P_SSD_D] = dev.dies_per_channel
+        ip[P_SSD_PLANES] = dev.planes_per_die
+        ip[P_SSD_SLOW] = dev.read_slow_s is not None
+        ip[P_SSD_LINK] = math.isfinite(dev.host_interface_Bps)
+        # die processes at once: every attempt's, one per die its pages touch at most
+        max_pages = max(math.ceil(min(s, maxb) / dev.page_bytes) + 1 for s in sizes)
+        # (+ background programs: each holds a buffer page at least)
+        ip[P_DPCAP] = atcap * min(max_pages, dev.dies) + dev.buffer_pages
+        ip[P_SSD_BUFP] = dev.buffer_pages
+        prog_slow = dev.program_slow_s or dev.program_s
+        ip[P_PROG_CODE] = dev.program_s.code
+        ip[P_PROG2_CODE] = prog_slow.code
+        ip[P_PROG_SLOW] = dev.program_slow_s is not None
+        fp[F_PROG_A], fp[F_PROG_B] = (float(v) for v in dev.program_s.params)
+        fp[F_PROG2_A], fp[F_PROG2_B] = (float(v) for v in prog_slow.params)
+        fp[F_SSD_GC] = dev.gc_extra_s() if dev.gc else 0.0  # as SsdModel.gc_extra
+        fp[F_SSD_PAGE] = dev.page_bytes
+        fp[F_SSD_XFER] = dev.page_bytes / dev.channel_rate_Bps  # as SsdModel.xfer_page
+        fp[F_SSD_OVH] = dev.controller_overhead_s
+        fp[F_SSD_HOST_BW] = dev.host_interface_Bps
     fail_path = np.array([ev.path for ev in mp.failures] or [0], dtype=np.int64)
     fail_at = np.array([ev.fail_at_s for ev in mp.failures] or [0.0])
     restore_at = np.array(
@@ -1399,6 +1695,10 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
     if isinstance(stack.device, CloudDevice):  # CloudModel's counters
         device = SimpleNamespace(counters={"throttled": int(tot[T_THROTTLED]),
                                            "throttle_s": float(out_f[5])})
+    elif isinstance(stack.device, SsdDevice):  # SsdModel's counters
+        device = SimpleNamespace(counters={"page_reads": int(tot[T_PAGE_READS]),
+                                           "page_programs": int(tot[T_PAGE_PROGS]),
+                                           "buffered_writes": int(tot[T_BUFFERED])})
     return FastSimulation(
         stack=stack, wl=workload, ios=ios, warmup=warmup_ios, seed=seed, rec=rec,
         t_end=float(out_f[1]), issued=int(tot[T_ISSUED]), completed=int(tot[T_COMPLETED]),

@@ -23,7 +23,7 @@ from ..devices.array import array_group_of, array_read_hit
 from ..devices.cloud import bucket_plan, bucket_take, io_units
 from ..devices.hdd import hdd_move_s, hdd_positioning_s, hdd_rotation_s
 from ..devices.raid import raid_rebuild_reads, raid_row_end
-from ..devices.ssd import ssd_die_of, ssd_page_is_slow, ssd_pages
+from ..devices.ssd import ssd_die_of_page, ssd_page_slow, ssd_pages
 from ..spec import SpecError
 
 __all__ = ["make_device", "GenericModel", "HddModel", "SsdModel", "CloudModel",
@@ -245,7 +245,7 @@ class SsdModel:
         first, n = ssd_pages(req.offset, req.size, spec.page_bytes)
         by_die: dict[int, tuple[int, list[int]]] = {}
         for lpn in range(first, first + n):
-            ch, die = ssd_die_of(lpn, spec.channels, spec.dies_per_channel)
+            ch, die = ssd_die_of_page(lpn, spec.channels, spec.dies_per_channel)
             by_die.setdefault(die, (ch, []))[1].append(lpn)
         return [(die, ch, lpns) for die, (ch, lpns) in by_die.items()]
 
@@ -257,7 +257,7 @@ class SsdModel:
         for k in range(0, len(lpns), spec.planes_per_die):
             batch = lpns[k:k + spec.planes_per_die]
             total += max(
-                float((slow if slow is not None and ssd_page_is_slow(lpn, spec.dies) else fast)
+                float((slow if slow is not None and ssd_page_slow(lpn, spec.dies) else fast)
                       .sample(rng))
                 for lpn in batch
             )
