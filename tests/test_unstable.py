@@ -35,3 +35,16 @@ def test_overload_the_precheck_misses_is_stopped_during_the_run(monkeypatch):
     wl = Workload(rw="randwrite", rate_iops=2500)  # members give ~4000 / 4 = 1000 writes/s
     with pytest.raises(iosim.UnstableError, match=r"I/Os were waiting after .* Lower the rate"):
         iosim.simulate(stack, wl, ios=100_000, engine="simpy")
+
+
+def test_fast_engine_stops_a_growing_backlog(monkeypatch):
+    from iosim.engine import fast
+
+    monkeypatch.setattr(fast, "MAX_OPEN_BACKLOG", 4096)
+    # a per-direction byte cap, which the closed-form check does not take into account
+    cloud = DEVICE_KINDS["cloud"](read_bandwidth_limit_Bps="100MB/s", cap_model="separate")
+    stack = Stack(device=cloud).with_(**{"hba.queue_depth": 256})
+    wl = Workload(rate_iops=1000, block_size_bytes="1M", rw="randread")
+    assert fast.supports(stack, wl) is None
+    with pytest.raises(iosim.UnstableError, match=r"I/Os were in flight at once"):
+        iosim.simulate(stack, wl, ios=50_000, engine="fast")

@@ -54,6 +54,7 @@ from ..devices.ssd import SsdDevice, ssd_die_of_page, ssd_page_slow, ssd_pages
 from ..dists import EMPIRICAL, Distribution, sample_code
 from ..results import Results
 from ..rng import Streams
+from ..spec import UnstableError
 from ..stack import Stack
 from ..workload import Workload
 from .recorder import Batches, LogHist, TimeAvg, bucket_index
@@ -236,6 +237,8 @@ OK, OVERFLOW, STALLED = 0, 1, 2
 # I/Os an open-loop run makes room for at first (the pools double, and the run restarts with
 # the same seed, whenever more are in flight)
 OPEN_LOOP_POOL = 1024
+# open loop: more I/Os than this in flight means the rate exceeds what the stack serves
+MAX_OPEN_BACKLOG = 1 << 20
 
 # fault-mode condition states
 COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
@@ -1658,6 +1661,13 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         # a pool or queue was too small for this run: grow and run again (same seed)
         ip = args[0]
         iocap = int(ip[P_IOCAP]) * 2
+        if workload.open_loop and iocap > MAX_OPEN_BACKLOG:
+            # arrivals outpace service: refuse rather than grow the pools without bound
+            raise UnstableError(
+                f"workload.rate_iops = {workload.rate_iops:g} is more than the stack serves: "
+                f"over {MAX_OPEN_BACKLOG:,} I/Os were in flight at once. Lower the rate or "
+                "add capacity."
+            )
         atcap_factor *= 2
     else:  # pragma: no cover - 2**40 I/Os in flight
         raise RuntimeError("fast engine: queues keep overflowing")
