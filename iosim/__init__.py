@@ -17,6 +17,19 @@ from .workload import Workload
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str):
+    # plots and widgets pull in plotly and ipywidgets: load them when first used, so scripts
+    # and the CLI start quickly
+    if name in ("plots", "widgets"):
+        import importlib
+
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'iosim' has no attribute {name!r}")
+
+
 __all__ = [
     "Curve",
     "FitResult",
@@ -33,11 +46,13 @@ __all__ = [
     "load_toml",
     "open_loop_capacity_iops",
     "parse_dist",
+    "plots",
     "presets",
     "simulate",
     "sweep",
     "theory",
     "to_fio_json",
     "traces",
+    "widgets",
     "write_fio_json",
 ]

@@ -1,0 +1,1 @@
+"""Helpers for tests/test_browser.py (JupyterLab in headless Chromium)."""
