@@ -13,6 +13,7 @@ import numpy as np
 from .engine import fast as fast_engine
 from .engine.recorder import LogHist, ci95_halfwidth
 from .engine.simpy_engine import Simulation, run_simpy
+from .engine.summary import fill_latency, results_of
 from .results import Curve, Results
 from .spec import SpecError, UnstableError
 from .stack import Stack, apply_overrides
@@ -112,7 +113,7 @@ def simulate(
         runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
         for r in range(replications)
     ]
-    res = _combine(sims) if replications > 1 else _results(sims[0])
+    res = _combine(sims) if replications > 1 else results_of(sims[0])
     res.engine = used
     res.seed = seed
     res.replications = replications
@@ -132,93 +133,11 @@ def _params(wl: Workload) -> dict:
     return p
 
 
-def _results(sim: Simulation) -> Results:
-    rec = sim.rec
-    t = sim.t_end
-    span = t - rec.t_start
-    n = rec.lat.n
-    if not span > 0:
-        raise SpecError(
-            f"the measured window has zero length ({n} I/Os all completed at one instant); "
-            "measure more I/Os (ios) or use a random service time"
-        )
-    units = rec.units
-    r = Results(
-        iops=n / span,
-        read_iops=rec.n_read / span,
-        write_iops=rec.n_write / span,
-        bandwidth_Bps=rec.bytes_done / span,
-        ios=n,
-        sim_time_s=span,
-        aqu_sz=rec.block_out.mean(t),
-        util=min(1.0, rec.below_out.busy_fraction(t)),
-        unit_util=rec.busy_units.mean(t) / units,
-        qd_mean=rec.host_out.mean(t),
-        device_qd_mean=rec.device_out.mean(t),
-        block_iops=rec.block_done / span,
-        avgrq_bytes=rec.block_bytes / rec.block_done if rec.block_done else None,
-        iops_ci95=rec.batches.throughput_ci95(),
-        lat_mean_ci95_s=rec.batches.latency_ci95(),
-        lat_p50_ci95_s=rec.batches.percentile_ci95(50),
-        lat_p90_ci95_s=rec.batches.percentile_ci95(90),
-        lat_p99_ci95_s=rec.batches.percentile_ci95(99),
-        qd_dist=rec.host_out.distribution(),
-    )
-    _fill_latency(r, rec.lat, rec.lat_read, rec.lat_write, rec.block_lat, rec.device_lat)
-    r.counters = {
-        "issued": sim.issued,
-        "completed": sim.completed,
-        "in_flight": sim.issued - sim.completed,
-        "duplicates": sim.duplicates,
-        "failovers": sim.failovers,
-        "device_completions": rec.device_done,
-    }
-    device_counters = getattr(sim.device, "counters", None)
-    if device_counters:
-        r.counters["device"] = dict(device_counters)
-    # Little's law per layer, measured: throughput of the layer and its mean latency
-    r.extra["layers"] = {
-        "host": {"outstanding": r.qd_mean, "throughput": r.iops, "latency_s": r.lat_mean_s},
-        "block": {
-            "outstanding": r.aqu_sz,
-            "throughput": r.block_iops,
-            "latency_s": r.block_lat_mean_s,
-        },
-        "device": {
-            "outstanding": r.device_qd_mean,
-            "throughput": rec.device_done / span,
-            "latency_s": r.device_lat_mean_s,
-        },
-    }
-    return r
-
-
-def _fill_latency(
-    r: Results, lat: LogHist, lat_read: LogHist, lat_write: LogHist, block: LogHist, device: LogHist
-) -> None:
-    r.lat_mean_s = lat.mean
-    for name, q in (
-        ("p50", 50),
-        ("p90", 90),
-        ("p95", 95),
-        ("p99", 99),
-        ("p999", 99.9),
-        ("p9999", 99.99),
-    ):
-        setattr(r, f"lat_{name}_s", lat.percentile(q))
-    r.lat_max_s = lat.max if lat.n else None
-    r.read_lat_mean_s = lat_read.mean if lat_read.n else None
-    r.write_lat_mean_s = lat_write.mean if lat_write.n else None
-    r.block_lat_mean_s = block.mean
-    r.device_lat_mean_s = device.mean if device.n else None
-    r.device_lat_p99_s = device.percentile(99) if device.n else None
-
-
 def _combine(sims: list[Simulation]) -> Results:
     """Replications: means of the per-replication figures, CIs from their spread, and
     percentiles from the merged histograms."""
-    parts = [_results(s) for s in sims]
-    out = _results(sims[0])
+    parts = [results_of(s) for s in sims]
+    out = results_of(sims[0])
     for key in (
         "iops",
         "read_iops",
@@ -241,7 +160,7 @@ def _combine(sims: list[Simulation]) -> Results:
         for s in sims:
             h.merge(getattr(s.rec, attr))
         hists.append(h)
-    _fill_latency(out, *hists)
+    fill_latency(out, *hists)
     # mean latency as the mean of replication means (equal weights, as the CI assumes)
     out.lat_mean_s = float(np.mean([p.lat_mean_s for p in parts]))
     out.iops_ci95 = ci95_halfwidth(np.array([p.iops for p in parts]))

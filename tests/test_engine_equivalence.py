@@ -23,7 +23,8 @@ from iosim.devices.ssd import SsdDevice
 from iosim.engine.fast import run_fast, supports
 from iosim.engine.recorder import DEFAULT_BATCHES
 from iosim.engine.simpy_engine import run_simpy
-from iosim.simulate import _results, open_loop_capacity_iops, simulate
+from iosim.engine.summary import results_of
+from iosim.simulate import open_loop_capacity_iops, simulate
 from iosim.stack import BlockSpec, HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
 from iosim.workload import Workload
 
@@ -181,7 +182,7 @@ for _name in presets.names():
 
 
 def both(stack, wl, *, ios, warmup_ios, seed):
-    ref = _results(run_simpy(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed))
+    ref = results_of(run_simpy(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed))
     fast = run_fast(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed)
     return ref, fast
 
@@ -233,7 +234,7 @@ def test_independent_runs_agree_within_confidence_intervals(name):
     """No shared random numbers (different seeds): the engines agree as two runs of one model
     do, within their combined confidence interval."""
     stack, wl = MATRIX[name]
-    ref = _results(run_simpy(stack, wl, ios=10_000, warmup_ios=1000, seed=101))
+    ref = results_of(run_simpy(stack, wl, ios=10_000, warmup_ios=1000, seed=101))
     fast = run_fast(stack, wl, ios=10_000, warmup_ios=1000, seed=202)
     assert differences(ref, fast)  # really independent
     for key, ci in (("iops", "iops_ci95"), ("lat_mean_s", "lat_mean_ci95_s")):

@@ -15,7 +15,6 @@ from iosim.engine.fast import FastSimulation, results_of, run_fast, run_fast_sim
 from iosim.engine.recorder import bucket_index
 from iosim.engine.simpy_engine import run_simpy
 from iosim.results import Results
-from iosim.simulate import _results
 from iosim.stack import HbaSpec, Stack
 from iosim.workload import Workload
 
@@ -58,18 +57,17 @@ def test_every_distribution_kind_runs(tmp_path):
         assert r.ios == 500 and r.lat_mean_s > 0
 
 
-def test_results_are_filled_as_the_reference_fills_them():
-    """results_of (the engine layer may not import iosim.simulate) stays field-for-field equal
-    to simulate._results on the same finished run, so a field added there shows up here."""
+def test_results_are_filled_from_the_fast_run():
+    """The fast run exposes the reference's recorder shape, so the shared results_of fills
+    every field the reference fills."""
     for wl in (Workload(numjobs=10, rw="randrw"), Workload(rate_iops=3000)):
         sim = run_fast_sim(REF, wl, ios=3000, warmup_ios=300, seed=5)
         assert isinstance(sim, FastSimulation)
-        mine, theirs = results_of(sim), _results(sim)
-        assert same(mine, theirs)
-        filled = {f.name for f in fields(theirs) if getattr(theirs, f.name) is not None}
+        r = results_of(sim)
+        filled = {f.name for f in fields(r) if getattr(r, f.name) is not None}
         assert {"iops", "lat_p99_s", "device_lat_p99_s", "iops_ci95", "aqu_sz"} <= filled
-        assert mine.extra["layers"]["device"]["throughput"] > 0
-        assert sum(mine.qd_dist.values()) == pytest.approx(1.0)
+        assert r.extra["layers"]["device"]["throughput"] > 0
+        assert sum(r.qd_dist.values()) == pytest.approx(1.0)
 
 
 def test_runs_are_reproducible_and_replications_independent():
@@ -83,7 +81,7 @@ def test_runs_are_reproducible_and_replications_independent():
 
 def test_replications_are_the_reference_replications():
     wl = Workload(numjobs=4, rw="randrw")
-    ref = _results(run_simpy(REF, wl, ios=800, warmup_ios=80, seed=2, replication=3))
+    ref = results_of(run_simpy(REF, wl, ios=800, warmup_ios=80, seed=2, replication=3))
     assert same(ref, run_fast(REF, wl, ios=800, warmup_ios=80, seed=2, replication=3))
 
 
@@ -92,7 +90,7 @@ def test_pools_grow_when_an_open_loop_queue_outgrows_them(monkeypatch):
     seed, so the same answer) until they fit."""
     stack = Stack(device=GenericDevice(units=1, service="exp:1ms"))
     wl = Workload(rate_iops=950)
-    ref = _results(run_simpy(stack, wl, ios=3000, warmup_ios=100, seed=4))
+    ref = results_of(run_simpy(stack, wl, ios=3000, warmup_ios=100, seed=4))
     monkeypatch.setattr(fast, "OPEN_LOOP_POOL", 2)
     small = run_fast(stack, wl, ios=3000, warmup_ios=100, seed=4)
     assert max(small.qd_dist) > 2  # the queue did outgrow the first pool
@@ -143,7 +141,7 @@ def test_the_default_preset_runs_deterministically_identical_to_the_reference():
     stack, wl = presets.load(presets.DEFAULT)
     for n in (1, 5, 12):
         w = replace(wl, numjobs=n)
-        ref = _results(run_simpy(stack, w, ios=1000, warmup_ios=100, seed=1))
+        ref = results_of(run_simpy(stack, w, ios=1000, warmup_ios=100, seed=1))
         assert same(ref, run_fast(stack, w, ios=1000, warmup_ios=100, seed=1))
 
 

@@ -58,6 +58,7 @@ from ..spec import UnstableError
 from ..stack import Stack
 from ..workload import Workload
 from .recorder import Batches, LogHist, TimeAvg, bucket_index
+from .summary import results_of
 
 __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of"]
 
@@ -1713,69 +1714,6 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         stack=stack, wl=workload, ios=ios, warmup=warmup_ios, seed=seed, rec=rec,
         t_end=float(out_f[1]), issued=int(tot[T_ISSUED]), completed=int(tot[T_COMPLETED]),
         duplicates=0, failovers=int(tot[T_FAILOVERS]), events_s=elapsed, device=device)
-
-
-# -- Results (the same fields as iosim.simulate._results fills for the reference) ---------------
-
-
-def results_of(sim) -> Results:
-    """Results from a finished run (fast or reference: both have the same ``rec``)."""
-    rec = sim.rec
-    t = sim.t_end
-    span = t - rec.t_start
-    n = rec.lat.n
-    r = Results(
-        iops=n / span,
-        read_iops=rec.n_read / span,
-        write_iops=rec.n_write / span,
-        bandwidth_Bps=rec.bytes_done / span,
-        ios=n,
-        sim_time_s=span,
-        aqu_sz=rec.block_out.mean(t),
-        util=min(1.0, rec.below_out.busy_fraction(t)),
-        unit_util=rec.busy_units.mean(t) / rec.units,
-        qd_mean=rec.host_out.mean(t),
-        device_qd_mean=rec.device_out.mean(t),
-        block_iops=rec.block_done / span,
-        avgrq_bytes=rec.block_bytes / rec.block_done if rec.block_done else None,
-        iops_ci95=rec.batches.throughput_ci95(),
-        lat_mean_ci95_s=rec.batches.latency_ci95(),
-        lat_p50_ci95_s=rec.batches.percentile_ci95(50),
-        lat_p90_ci95_s=rec.batches.percentile_ci95(90),
-        lat_p99_ci95_s=rec.batches.percentile_ci95(99),
-        qd_dist=rec.host_out.distribution(),
-    )
-    lat = rec.lat
-    r.lat_mean_s = lat.mean
-    for name, q in (("p50", 50), ("p90", 90), ("p95", 95), ("p99", 99), ("p999", 99.9),
-                    ("p9999", 99.99)):
-        setattr(r, f"lat_{name}_s", lat.percentile(q))
-    r.lat_max_s = lat.max if lat.n else None
-    r.read_lat_mean_s = rec.lat_read.mean if rec.lat_read.n else None
-    r.write_lat_mean_s = rec.lat_write.mean if rec.lat_write.n else None
-    r.block_lat_mean_s = rec.block_lat.mean
-    dev = rec.device_lat
-    r.device_lat_mean_s = dev.mean if dev.n else None
-    r.device_lat_p99_s = dev.percentile(99) if dev.n else None
-    r.counters = {
-        "issued": sim.issued,
-        "completed": sim.completed,
-        "in_flight": sim.issued - sim.completed,
-        "duplicates": sim.duplicates,
-        "failovers": sim.failovers,
-        "device_completions": rec.device_done,
-    }
-    device_counters = getattr(sim.device, "counters", None)
-    if device_counters:
-        r.counters["device"] = dict(device_counters)
-    r.extra["layers"] = {
-        "host": {"outstanding": r.qd_mean, "throughput": r.iops, "latency_s": r.lat_mean_s},
-        "block": {"outstanding": r.aqu_sz, "throughput": r.block_iops,
-                  "latency_s": r.block_lat_mean_s},
-        "device": {"outstanding": r.device_qd_mean, "throughput": rec.device_done / span,
-                   "latency_s": r.device_lat_mean_s},
-    }
-    return r
 
 
 def run_fast(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int,
