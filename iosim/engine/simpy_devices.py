@@ -481,6 +481,31 @@ class _MemberRecorder:
 RAID_PHASES = ("before_failure", "degraded", "rebuilding", "after_rebuild")
 
 
+class WriteCacheSpace:
+    """Bytes of a write-back cache: a write takes its size (waiting FIFO when the cache is
+    full) and a destage gives it back. Shared by the RAID controller and the array."""
+
+    def __init__(self, env: simpy.Environment, capacity_bytes: float):
+        self.env = env
+        self.free = capacity_bytes
+        self.waiters: deque = deque()
+
+    def take(self, size: float):
+        if self.free >= size and not self.waiters:
+            self.free -= size
+            return
+        ev = self.env.event()
+        self.waiters.append((size, ev))
+        yield ev
+
+    def give_back(self, size: float) -> None:
+        self.free += size
+        while self.waiters and self.waiters[0][0] <= self.free:
+            need, ev = self.waiters.popleft()
+            self.free -= need
+            ev.succeed()
+
+
 class RaidModel:
     """Members built recursively with :func:`make_device`; fork-join of member I/Os; a
     write-back cache destaged in the background; completion coalescing; a member failure at
@@ -500,8 +525,7 @@ class RaidModel:
                         self.dying_rec if i == f and self.live_fail else recorder)
             for i in range(spec.members)
         ]
-        self.cache_free = spec.write_cache_bytes
-        self.cache_waiters: deque = deque()
+        self.cache = WriteCacheSpace(env, spec.write_cache_bytes)
         self.destage_slots = simpy.Resource(env, spec.destage_limit)
         self.coalescer = Coalescer(env, spec.coalesce_count, spec.coalesce_timeout_s)
         self.turn = 0
@@ -673,11 +697,7 @@ class RaidModel:
             yield slot
             yield from self._execute(offset, size, False)
         self.counters["destages"] += 1
-        self.cache_free += size
-        while self.cache_waiters and self.cache_waiters[0][0] <= self.cache_free:
-            need, ev = self.cache_waiters.popleft()
-            self.cache_free -= need
-            ev.succeed()
+        self.cache.give_back(size)
 
     def serve(self, req):
         env, spec = self.env, self.spec
@@ -686,12 +706,7 @@ class RaidModel:
         if spec.controller_overhead_s > 0:
             yield env.timeout(spec.controller_overhead_s)
         if not req.is_read and 0 < req.size <= spec.write_cache_bytes:
-            if self.cache_free >= req.size and not self.cache_waiters:
-                self.cache_free -= req.size
-            else:
-                ev = env.event()
-                self.cache_waiters.append((req.size, ev))
-                yield ev
+            yield from self.cache.take(req.size)
             self.counters["cached_writes"] += 1
             env.process(self._destage(req.offset, req.size))
         else:
@@ -715,8 +730,7 @@ class ArrayModel:
             make_device(env, spec.group, _Prefixed(streams, f"device.group{i}"), recorder)
             for i in range(spec.groups)
         ]
-        self.cache_free = spec.write_cache_bytes
-        self.cache_waiters: deque = deque()
+        self.cache = WriteCacheSpace(env, spec.write_cache_bytes)
         self.destage_slots = simpy.Resource(env, spec.destage_limit)
         paced = math.isfinite(spec.destage_rate_Bps)
         self.destage_pace = simpy.Resource(env, 1) if paced else None
@@ -737,11 +751,7 @@ class ArrayModel:
                     yield env.timeout(size / spec.destage_rate_Bps)
             yield from self._backend(offset, size, False)
         self.counters["destages"] += 1
-        self.cache_free += size
-        while self.cache_waiters and self.cache_waiters[0][0] <= self.cache_free:
-            need, ev = self.cache_waiters.popleft()
-            self.cache_free -= need
-            ev.succeed()
+        self.cache.give_back(size)
 
     def serve(self, req):
         env, spec = self.env, self.spec
@@ -758,12 +768,7 @@ class ArrayModel:
             yield from self._backend(req.offset, req.size, True)
             return
         if 0 < req.size <= spec.write_cache_bytes:
-            if self.cache_free >= req.size and not self.cache_waiters:
-                self.cache_free -= req.size
-            else:
-                ev = env.event()
-                self.cache_waiters.append((req.size, ev))
-                yield ev
+            yield from self.cache.take(req.size)
             if spec.mirror_s > 0:
                 yield env.timeout(spec.mirror_s)
             self.counters["cached_writes"] += 1
