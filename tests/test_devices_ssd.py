@@ -38,6 +38,7 @@ def test_registered_and_round_trip():
         ({"channels": 0}, "device.channels must be >= 1 (got 0)"),
         ({"page_bytes": 1000}, "device.page_bytes must be a multiple of 512 bytes"),
         ({"write_buffer_bytes": 100}, "device.write_buffer_bytes must be 0 or at least one page"),
+        ({"read_buffer_bytes": "4k"}, "device.read_buffer_bytes must be at least one page"),
         ({"fullness": 0}, "device.fullness must be in (0, 1]"),
         ({"write_amplification": 0.5}, "device.write_amplification must be >= 1"),
         ({"read_s": "exp:-1ms"}, "device.read_s"),
@@ -104,6 +105,38 @@ def test_host_interface_caps_iops():
     wl = Workload(rw="randread", block_size_bytes="16k", iodepth=128)
     r = iosim.simulate(_stack(d), wl, ios=6000, seed=1)
     assert r.bandwidth_Bps == pytest.approx(1e9, rel=0.01)
+
+
+def test_one_page_read_buffer_serialises_channel_and_link():
+    """With room for one page, each page's channel transfer and link transfer run one after
+    the other, everything else overlapping: X = 1 / (page / channel + page / link)."""
+    d = SsdDevice(channels=8, dies_per_channel=4, page_bytes="16k", read_s="50us",
+                  channel_rate_Bps="400MB/s", host_interface_Bps="2GB/s",
+                  read_buffer_bytes="16k")
+    wl = Workload(rw="randread", block_size_bytes="16k", align_bytes="16k", iodepth=64)
+    r = iosim.simulate(_stack(d), wl, ios=4000, warmup_ios=500, seed=1)
+    assert r.iops == pytest.approx(1 / (16384 / 400e6 + 16384 / 2e9), rel=1e-3)
+    # with room for the link's bandwidth-delay product the link is the bottleneck again
+    big = iosim.simulate(_stack(replace(d, read_buffer_bytes="512k")), wl, ios=4000,
+                         warmup_ios=500, seed=1)
+    assert big.bandwidth_Bps == pytest.approx(2e9, rel=0.01)
+
+
+def test_read_buffer_back_pressure_spreads_latency_at_the_link_cap():
+    """At the host-interface cap an unbounded buffer queues everyone in one FIFO at the link
+    (every wait close to N / X); a bounded one leaves the backlog in the die queues, where
+    collisions spread it. Same throughput, same mean (Little), a longer tail."""
+    d = SsdDevice(channels=8, dies_per_channel=8, page_bytes="8k", read_s="exp:50us",
+                  channel_rate_Bps="400MB/s", host_interface_Bps="1GB/s")
+    wl = Workload(rw="randread", block_size_bytes="8k", align_bytes="8k", iodepth=256)
+    kw = dict(ios=40000, warmup_ios=4000, seed=2)
+    fifo = iosim.simulate(_stack(d), wl, **kw)
+    held = iosim.simulate(_stack(replace(d, read_buffer_bytes="64k")), wl, **kw)
+    for r in (fifo, held):
+        assert r.bandwidth_Bps == pytest.approx(1e9, rel=0.01)
+        assert r.lat_mean_s == pytest.approx(256 / r.iops, rel=0.01)
+    assert fifo.lat_p95_s < 1.1 * fifo.lat_mean_s
+    assert held.lat_p95_s > 2 * held.lat_mean_s
 
 
 def test_write_buffer_acknowledges_then_programs_at_die_speed_with_gc():

@@ -18,11 +18,21 @@ Physics (pure functions on plain numbers):
   (read + program on the same die) and ``WA / pages_per_block`` block erases: die time stolen
   from host requests (:func:`ssd_gc_extra_s`). The write amplification ``WA`` is given, or
   follows from how full the flash is (:func:`ssd_write_amplification`).
-* The host interface (PCIe and the controller's data path) moves every request's data at
-  ``host_interface_Bps``, one request at a time per direction: the cap of a fast device.
+* The host interface (PCIe and the controller's data path) moves data at
+  ``host_interface_Bps``, one transfer at a time per direction: the cap of a fast device. Read
+  data cross it die by die as they arrive (the controller DMAs each die's pages when they are in
+  its buffer; the command completes when the last have crossed).
+* The read buffer. A page leaving its die over the channel lands in the controller's read
+  buffer (``read_buffer_bytes``) and holds its room there until it has crossed the host
+  interface. When the buffer is full the die keeps the page in its page register and cannot
+  start another read: back-pressure. So when the host interface is the bottleneck the backlog
+  stays in the per-die queues, where a request waits behind whatever collided on its dies, and
+  latencies spread (a FIFO in front of the link would instead give every request nearly the
+  same wait, N / X). An unbounded buffer (``inf``, the default) has no back-pressure.
 
 Queueing (the engine's job): a fixed ``controller_overhead_s`` per command (firmware, doorbell,
-completion) that holds nothing; the host link per direction; the dies; the channels. Writes go
+completion) that holds nothing; the host link per direction; the dies; the channels; the read
+buffer (strict FIFO: a die's pages wait behind earlier dies' even if fewer would fit). Writes go
 to the DRAM write buffer when it has room (acknowledged after the host transfer) and are
 programmed to their dies in the background.
 """
@@ -136,6 +146,7 @@ class SsdDevice(Spec):
     channel_rate_Bps: float = fld(400e6, "rate")
     controller_overhead_s: float = fld(0.0, "time")
     host_interface_Bps: float = fld(math.inf, "rate")
+    read_buffer_bytes: float = fld(math.inf, "size")
     write_buffer_bytes: float = fld(0, "size")
     gc: bool = fld(True, "bool")
     over_provisioning: float = fld(0.07, "fraction")
@@ -153,6 +164,8 @@ class SsdDevice(Spec):
         self.require(self.channel_rate_Bps > 0, "channel_rate_Bps", "> 0 bytes/s")
         self.require(self.controller_overhead_s >= 0, "controller_overhead_s", ">= 0 s")
         self.require(self.host_interface_Bps > 0, "host_interface_Bps", "> 0 bytes/s")
+        self.require(self.read_buffer_bytes >= self.page_bytes, "read_buffer_bytes",
+                     "at least one page (or inf)")
         self.require(self.write_buffer_bytes >= 0, "write_buffer_bytes", ">= 0 bytes")
         if 0 < self.write_buffer_bytes < self.page_bytes:
             self.require(False, "write_buffer_bytes", "0 or at least one page")
@@ -174,6 +187,13 @@ class SsdDevice(Spec):
     @property
     def buffer_pages(self) -> int:
         return int(self.write_buffer_bytes // self.page_bytes)
+
+    @property
+    def read_buffer_pages(self) -> int:
+        """Pages the read buffer holds (-1: unbounded)."""
+        if not math.isfinite(self.read_buffer_bytes):
+            return -1
+        return int(self.read_buffer_bytes // self.page_bytes)
 
     @property
     def warmup_ios(self) -> int:

@@ -195,13 +195,13 @@ K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
 K_SSD_OVH = 31  # controller overhead spent: fork the die processes
 K_SSD_DSTART = 32  # a die process starts: request its die
 K_SSD_DGRANT = 33  # die granted: array time (tR)
-K_SSD_DREAD = 34  # array time done: request the channel
+K_SSD_DREAD = 34  # array time done: room in the read buffer, then request the channel
 K_SSD_CGRANT = 35  # channel granted: transfer the pages
-K_SSD_CXFER = 36  # transfer done: release channel and die
+K_SSD_CXFER = 36  # transfer done: release channel and die (a read then crosses the link)
 K_SSD_PEND = 37  # a die process's end processed (AllOf counts it)
-K_SSD_ALL = 38  # AllOf of the die processes processed: the data cross the host link
-K_SSD_LGRANT = 39  # host link (device -> host) granted
-K_SSD_LXFER = 28  # host link transfer done
+K_SSD_ALL = 38  # AllOf of the die processes processed: the request is done
+K_SSD_LGRANT = 39  # a read die process: host link (device -> host) granted
+K_SSD_LXFER = 28  # a read die process: host link transfer done, read buffer room freed
 K_SSD_FORK = 54  # inline: the request's pages; a read forks, a write crosses the host link
 K_SSD_DEND = 55  # inline: the die process's end
 K_SSD_IGRANT = 29  # host link (host -> device) granted
@@ -212,6 +212,7 @@ K_SSD_CHAN = 59  # inline: the channel (a read after tR, a program first)
 K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes tPROG
 K_SSD_PROG = 61  # program time (with GC's extra die time) spent
 K_SSD_SPAWN = 62  # inline: one process per die the request's pages live on, in page order
+K_SSD_RSLOT = 63  # a read die process waited for room in the read buffer: now the channel
 # what a request's die processes are: reads joined, programs joined, background programs
 SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 
@@ -222,8 +223,9 @@ CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes"
                "write_bytes": 5, "op_share": 6, "byte_share": 7}
 
 # ctl slots (int64 scalars shared with helpers)
-C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_BH, C_BC, C_BFREE = range(13)
-NCTL = 13
+(C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_BH, C_BC, C_BFREE, C_RBH,
+ C_RBC, C_RBFREE) = range(16)
+NCTL = 16
 
 # levels (TimeAvg) in recorder order
 L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
@@ -255,8 +257,8 @@ COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
  P_NR_ON, P_NR, P_QD, P_NPATHS, P_POLICY, P_FAULTS, P_LINK_FINITE, P_IOS, P_WARMUP, P_NBATCH,
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
  P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
- P_DPCAP, P_SSD_BUFP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW) = range(40)
-NIP = 40
+ P_DPCAP, P_SSD_BUFP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP) = range(41)
+NIP = 41
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
@@ -353,6 +355,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     s_hbw = fp[F_SSD_HOST_BW]
     s_gc = fp[F_SSD_GC]
     s_bufp = ip[P_SSD_BUFP]
+    s_rbufp = ip[P_SSD_RBUFP]  # read buffer pages (-1: unbounded)
     s_pslow = ip[P_PROG_SLOW] != 0
     prog_code = ip[P_PROG_CODE]
     prog2_code = ip[P_PROG2_CODE]
@@ -400,7 +403,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             res[r_die0 + d, R_QCAP] = atcap + s_bufp
         for c in range(s_nch):
             res[r_ch0 + c, R_QCAP] = atcap * s_dpc + s_bufp
-        res[r_hout, R_QCAP] = atcap
+        res[r_hout, R_QCAP] = dpcap  # (read die processes cross it one by one)
         res[r_hin, R_QCAP] = atcap
     for r in range(1, nres):
         res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
@@ -469,10 +472,14 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     at_mode = np.zeros(atcap, np.int64)
     bwq = np.zeros(max(1, atcap), np.int64)  # SSD: writes waiting for buffer pages (FIFO)
     ctl[C_BFREE] = s_bufp
+    rbwq = np.zeros(max(1, dpcap), np.int64)  # SSD: read die processes waiting for room (FIFO)
+    ctl[C_RBFREE] = s_rbufp
     dp_mode = np.zeros(dpcap, np.int64)
     dp_att = np.zeros(dpcap, np.int64)  # SSD die processes: attempt, first page, pages
     dp_l0 = np.zeros(dpcap, np.int64)
     dp_np = np.zeros(dpcap, np.int64)
+    dp_room = np.zeros(dpcap, np.int64)  # read buffer pages a read die process holds
+    dp_bytes = np.zeros(dpcap)  # the bytes a read die process sends across the host link
     dp_free = np.arange(dpcap - 1, -1, -1).astype(np.int64)
     n_dp_free = dpcap
     regseq = 0
@@ -750,6 +757,22 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             ctl[C_BFREE] -= at_npg[a]
             fpush((a << KB) | K_SSD_BUF)
 
+    def ssd_release_read(pages):
+        """FifoSpace.give_back of the read buffer: serve the waiting die processes in order
+        while pages suffice."""
+        ctl[C_RBFREE] += pages
+        while ctl[C_RBC] > 0:
+            dpr = rbwq[ctl[C_RBH]]
+            if dp_room[dpr] > ctl[C_RBFREE]:
+                break
+            h = ctl[C_RBH] + 1
+            if h >= rbwq.shape[0]:
+                h = 0
+            ctl[C_RBH] = h
+            ctl[C_RBC] -= 1
+            ctl[C_RBFREE] -= dp_room[dpr]
+            fpush((dpr << KB) | K_SSD_RSLOT)
+
     def cloud_cost(what, size, is_read):
         """CloudModel._cost: what a request pays a bucket."""
         if what == 0:
@@ -975,6 +998,10 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     dp_l0[dproc] = at_first[x] + g
                     dp_np[dproc] = (npages - 1 - g) // s_ndies + 1
                     dp_mode[dproc] = at_mode[x]
+                    dp_bytes[dproc] = at_size[x] * dp_np[dproc] / npages
+                    dp_room[dproc] = 0
+                    if at_mode[x] == SSD_READ and s_rbufp > 0:
+                        dp_room[dproc] = min(dp_np[dproc], s_rbufp)
                     upush((dproc << KB) | K_SSD_DSTART)
                 if at_mode[x] == SSD_BUFFERED:  # nobody waits for background programs
                     k = K_DEV_FINISHED
@@ -992,7 +1019,22 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     k = -1
                 else:  # a program: the channel first
                     k = K_SSD_CHAN
-            elif k == K_SSD_DREAD or k == K_SSD_CHAN:
+            elif k == K_SSD_DREAD:  # FifoSpace.take of the read buffer, holding the die
+                room = dp_room[x]
+                if room == 0 or (ctl[C_RBFREE] >= room and ctl[C_RBC] == 0):
+                    ctl[C_RBFREE] -= room
+                    k = K_SSD_CHAN
+                else:
+                    if ctl[C_RBC] >= rbwq.shape[0]:
+                        ctl[C_OVF] = 1
+                        break
+                    i = ctl[C_RBH] + ctl[C_RBC]
+                    if i >= rbwq.shape[0]:
+                        i -= rbwq.shape[0]
+                    rbwq[i] = x
+                    ctl[C_RBC] += 1
+                    k = -1
+            elif k == K_SSD_RSLOT or k == K_SSD_CHAN:
                 if s_xfer > 0:
                     ch, _ = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
                     act, a_res, a_code = 2, r_ch0 + ch, (x << KB) | K_SSD_CGRANT
@@ -1021,9 +1063,12 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 _, die = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
                 release(r_die0 + die)
                 k = -1
-                if dp_mode[x] == SSD_READ:
+                if dp_mode[x] == SSD_READ:  # the die's data cross the host link
                     tot[T_PAGE_READS] += dp_np[x]
-                    fpush((x << KB) | K_SSD_PEND)  # the process's end event
+                    if s_link:
+                        act, a_res, a_code = 2, r_hout, (x << KB) | K_SSD_LGRANT
+                    else:
+                        k = K_SSD_LXFER
                 else:
                     tot[T_PAGE_PROGS] += dp_np[x]
                     if dp_mode[x] == SSD_WRITE:
@@ -1041,17 +1086,17 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     fpush((a << KB) | K_SSD_ALL)  # the AllOf condition succeeds
                 k = -1
             elif k == K_SSD_ALL:
-                if at_read[x] and s_link:
-                    act, a_res, a_code = 2, r_hout, (x << KB) | K_SSD_LGRANT
-                    k = -1
-                else:
-                    k = K_DEV_FINISHED
-            elif k == K_SSD_LGRANT:
-                act, a_delay, a_code = 1, at_size[x] / s_hbw, (x << KB) | K_SSD_LXFER
-                k = -1
-            elif k == K_SSD_LXFER:
-                release(r_hout)
                 k = K_DEV_FINISHED
+            elif k == K_SSD_LGRANT:
+                act, a_delay, a_code = 1, dp_bytes[x] / s_hbw, (x << KB) | K_SSD_LXFER
+                k = -1
+            elif k == K_SSD_LXFER:  # a read die process ends
+                if s_link:
+                    release(r_hout)
+                if dp_room[x] > 0:
+                    ssd_release_read(dp_room[x])
+                fpush((x << KB) | K_SSD_PEND)
+                k = -1
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
                 act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
                 k = -1
@@ -1376,7 +1421,8 @@ _KNOWN_DEVICE = {
     SsdDevice: {"channels", "dies_per_channel", "planes_per_die", "page_bytes",
                 "pages_per_block", "read_s", "read_slow_s", "program_s", "program_slow_s",
                 "erase_s", "channel_rate_Bps", "controller_overhead_s", "host_interface_Bps",
-                "write_buffer_bytes", "gc", "over_provisioning", "fullness",
+                "read_buffer_bytes", "write_buffer_bytes",
+                "gc", "over_provisioning", "fullness",
                 "write_amplification"},
 }
 _KNOWN_WORKLOAD = {"rw", "rwmixread", "block_size_bytes", "bssplit", "numjobs", "iodepth",
@@ -1580,6 +1626,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         # (+ background programs: each holds a buffer page at least)
         ip[P_DPCAP] = atcap * min(max_pages, dev.dies) + dev.buffer_pages
         ip[P_SSD_BUFP] = dev.buffer_pages
+        ip[P_SSD_RBUFP] = dev.read_buffer_pages
         prog_slow = dev.program_slow_s or dev.program_s
         ip[P_PROG_CODE] = dev.program_s.code
         ip[P_PROG2_CODE] = prog_slow.code

@@ -215,13 +215,42 @@ class HddModel:
                     self.free_entries += 1
 
 
-class SsdModel:
-    """Dies and channels as one-slot resources, the host link per direction, a write buffer.
+class FifoSpace:
+    """Room in a buffer (bytes or pages): a taker waits FIFO, behind earlier takers, until its
+    amount is free; giving room back serves the waiters in order. The SSD's read and write
+    buffers and the write-back caches of the RAID controller and the array."""
 
-    A read forks one process per die its pages live on (each holds the die for tR, then the
-    channel for the transfer) and joins them before the data cross the host link. A write
-    crosses the host link, then either takes buffer pages (acknowledged at once, programmed in
-    the background) or, with no buffer, is programmed before it completes.
+    def __init__(self, env: simpy.Environment, capacity: float):
+        self.env = env
+        self.free = capacity
+        self.waiters: deque = deque()
+
+    def take(self, amount: float):
+        if self.free >= amount and not self.waiters:
+            self.free -= amount
+            return
+        ev = self.env.event()
+        self.waiters.append((amount, ev))
+        yield ev
+
+    def give_back(self, amount: float) -> None:
+        self.free += amount
+        while self.waiters and self.waiters[0][0] <= self.free:
+            need, ev = self.waiters.popleft()
+            self.free -= need
+            ev.succeed()
+
+
+class SsdModel:
+    """Dies and channels as one-slot resources, the host link per direction, read and write
+    buffers.
+
+    A read forks one process per die its pages live on: each holds the die for tR, takes room
+    in the read buffer (the die waits, holding its page, while the buffer is full), holds the
+    channel for the transfer, frees the die, and sends its pages across the host link; the
+    request completes when all have. A write crosses the host link, then either takes write
+    buffer pages (acknowledged at once, programmed in the background) or, with no buffer, is
+    programmed before it completes.
     """
 
     def __init__(self, env: simpy.Environment, spec, streams, recorder):
@@ -234,8 +263,9 @@ class SsdModel:
         finite = math.isfinite(spec.host_interface_Bps)
         self.link_out = simpy.Resource(env, 1) if finite else None  # device -> host (reads)
         self.link_in = simpy.Resource(env, 1) if finite else None  # host -> device (writes)
-        self.buffer_free = spec.buffer_pages
-        self.buffer_waiters: deque = deque()
+        self.read_pages = spec.read_buffer_pages  # -1: unbounded
+        self.read_buffer = FifoSpace(env, self.read_pages) if self.read_pages > 0 else None
+        self.write_buffer = FifoSpace(env, spec.buffer_pages)
         self.gc_extra = spec.gc_extra_s() if spec.gc else 0.0
         self.xfer_page = spec.page_bytes / spec.channel_rate_Bps
         self.counters = {"page_reads": 0, "page_programs": 0, "buffered_writes": 0}
@@ -269,15 +299,22 @@ class SsdModel:
                 yield bus
                 yield self.env.timeout(pages * self.xfer_page)
 
-    def _read_die(self, die: int, ch: int, lpns: list[int]):
+    def _read_die(self, die: int, ch: int, lpns: list[int], nbytes: float):
         spec = self.spec
+        # a die with more pages than the whole buffer streams them through it
+        room = min(len(lpns), self.read_pages) if self.read_buffer is not None else 0
         with self.dies[die].request() as unit:
             yield unit
             self.rec.unit_busy(+1)
             yield self.env.timeout(self._array_time(lpns, spec.read_s, spec.read_slow_s))
+            if room:
+                yield from self.read_buffer.take(room)
             yield from self._channel(ch, len(lpns))
             self.rec.unit_busy(-1)
         self.counters["page_reads"] += len(lpns)
+        yield from self._link(self.link_out, nbytes)
+        if room:
+            self.read_buffer.give_back(room)
 
     def _program_die(self, die: int, ch: int, lpns: list[int], buffered: bool):
         spec = self.spec
@@ -290,14 +327,7 @@ class SsdModel:
             self.rec.unit_busy(-1)
         self.counters["page_programs"] += len(lpns)
         if buffered:
-            self._release_buffer(len(lpns))
-
-    def _release_buffer(self, pages: int) -> None:
-        self.buffer_free += pages
-        while self.buffer_waiters and self.buffer_waiters[0][0] <= self.buffer_free:
-            need, ev = self.buffer_waiters.popleft()
-            self.buffer_free -= need
-            ev.succeed()
+            self.write_buffer.give_back(len(lpns))
 
     def _link(self, wire, nbytes: float):
         if wire is not None:
@@ -310,20 +340,15 @@ class SsdModel:
         if spec.controller_overhead_s > 0:
             yield env.timeout(spec.controller_overhead_s)
         groups = self._groups(req)
-        if req.is_read:
-            procs = [env.process(self._read_die(d, c, lp)) for d, c, lp in groups]
+        pages = sum(len(lp) for _, _, lp in groups)
+        if req.is_read:  # each die's share of the data crosses the link when it is ready
+            procs = [env.process(self._read_die(d, c, lp, req.size * len(lp) / pages))
+                     for d, c, lp in groups]
             yield simpy.AllOf(env, procs)
-            yield from self._link(self.link_out, req.size)
             return
         yield from self._link(self.link_in, req.size)
-        pages = sum(len(lp) for _, _, lp in groups)
         if 0 < pages <= spec.buffer_pages:
-            if self.buffer_free >= pages and not self.buffer_waiters:
-                self.buffer_free -= pages
-            else:
-                ev = env.event()
-                self.buffer_waiters.append((pages, ev))
-                yield ev
+            yield from self.write_buffer.take(pages)
             self.counters["buffered_writes"] += 1
             for d, c, lp in groups:
                 env.process(self._program_die(d, c, lp, True))
@@ -481,31 +506,6 @@ class _MemberRecorder:
 RAID_PHASES = ("before_failure", "degraded", "rebuilding", "after_rebuild")
 
 
-class WriteCacheSpace:
-    """Bytes of a write-back cache: a write takes its size (waiting FIFO when the cache is
-    full) and a destage gives it back. Shared by the RAID controller and the array."""
-
-    def __init__(self, env: simpy.Environment, capacity_bytes: float):
-        self.env = env
-        self.free = capacity_bytes
-        self.waiters: deque = deque()
-
-    def take(self, size: float):
-        if self.free >= size and not self.waiters:
-            self.free -= size
-            return
-        ev = self.env.event()
-        self.waiters.append((size, ev))
-        yield ev
-
-    def give_back(self, size: float) -> None:
-        self.free += size
-        while self.waiters and self.waiters[0][0] <= self.free:
-            need, ev = self.waiters.popleft()
-            self.free -= need
-            ev.succeed()
-
-
 class RaidModel:
     """Members built recursively with :func:`make_device`; fork-join of member I/Os; a
     write-back cache destaged in the background; completion coalescing; a member failure at
@@ -525,7 +525,7 @@ class RaidModel:
                         self.dying_rec if i == f and self.live_fail else recorder)
             for i in range(spec.members)
         ]
-        self.cache = WriteCacheSpace(env, spec.write_cache_bytes)
+        self.cache = FifoSpace(env, spec.write_cache_bytes)
         self.destage_slots = simpy.Resource(env, spec.destage_limit)
         self.coalescer = Coalescer(env, spec.coalesce_count, spec.coalesce_timeout_s)
         self.turn = 0
@@ -730,7 +730,7 @@ class ArrayModel:
             make_device(env, spec.group, _Prefixed(streams, f"device.group{i}"), recorder)
             for i in range(spec.groups)
         ]
-        self.cache = WriteCacheSpace(env, spec.write_cache_bytes)
+        self.cache = FifoSpace(env, spec.write_cache_bytes)
         self.destage_slots = simpy.Resource(env, spec.destage_limit)
         paced = math.isfinite(spec.destage_rate_Bps)
         self.destage_pace = simpy.Resource(env, 1) if paced else None
