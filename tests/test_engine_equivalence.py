@@ -163,6 +163,8 @@ MATRIX = {
                                                           block_size_bytes=16384)),
     "det-ssd-buffered-writes": (make_stack(ssd=ssd()),
                                 Workload(rw="randwrite", numjobs=4, block_size_bytes=8192)),
+    "det-ssd-seq-writes": (make_stack(ssd=ssd(write_amplification=None)),
+                           Workload(rw="write", numjobs=3, iodepth=2, block_size_bytes=6144)),
     "det-ssd-buffer-full": (make_stack(ssd=ssd(write_buffer_bytes=4096, write_amplification=2.0)),
                             Workload(rw="randrw", numjobs=4, block_size_bytes=4096)),
     "det-ssd-no-buffer": (make_stack(ssd=ssd(write_buffer_bytes=0, gc=False)),

@@ -19,6 +19,7 @@ __all__ = [
     "ArrayDevice",
     "CloudDevice",
     "device_from_dict",
+    "under_workload",
     "GenericDevice",
     "HddDevice",
     "RaidDevice",
@@ -34,6 +35,13 @@ DEVICE_KINDS: dict[str, type] = {
     "raid": RaidDevice,
     "array": ArrayDevice,
 }
+
+
+def under_workload(device, random_writes: bool):
+    """The device spec as a workload leaves it in steady state (the engines run this one).
+    Only the SSD depends on it: see :meth:`SsdDevice.under`."""
+    under = getattr(device, "under", None)
+    return under(random_writes) if under is not None else device
 
 
 def device_from_dict(table: dict, where: str = ""):

@@ -17,7 +17,13 @@ Physics (pure functions on plain numbers):
 * Garbage collection. In steady state every page written costs ``WA - 1`` extra page copies
   (read + program on the same die) and ``WA / pages_per_block`` block erases: die time stolen
   from host requests (:func:`ssd_gc_extra_s`). The write amplification ``WA`` is given, or
-  follows from how full the flash is (:func:`ssd_write_amplification`).
+  follows from how full the flash is (:func:`ssd_write_amplification`, for random writes); a
+  sequential write stream leaves whole blocks invalid, so its WA is 1 (:meth:`SsdDevice.under`).
+* Writes through the DRAM buffer are placed by the flash translation layer, not by address:
+  each die with no program of its own takes the next ``planes_per_die`` pages of buffered data
+  (one multi-plane program; MLC dies alternate fast and slow pages from one program to the
+  next), so buffered writes never collide on a die and small writes share pages. A write with
+  no buffer, or larger than it, is programmed on the dies its addresses map to.
 * The host interface (PCIe and the controller's data path) moves data at
   ``host_interface_Bps``, one transfer at a time per direction: the cap of a fast device. Read
   data cross it die by die as they arrive (the controller DMAs each die's pages when they are in
@@ -40,7 +46,7 @@ programmed to their dies in the background.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -209,6 +215,15 @@ class SsdDevice(Spec):
             return self.write_amplification
         return ssd_write_amplification(self.fullness / (1.0 + self.over_provisioning))
 
+    def under(self, random_writes: bool) -> SsdDevice:
+        """This drive as a workload's writes leave it in steady state. ``fullness`` sets the
+        write amplification of random writes; a sequential stream overwrites whole blocks, so
+        cleaning finds them empty and copies nothing (WA 1). A given ``write_amplification``
+        holds for both."""
+        if random_writes or not self.gc or self.write_amplification is not None:
+            return self
+        return replace(self, write_amplification=1.0)
+
     def _mean(self, fast: Distribution, slow: Distribution | None) -> float:
         return fast.mean_s if slow is None else (fast.mean_s + slow.mean_s) / 2
 
@@ -232,7 +247,7 @@ class SsdDevice(Spec):
         xfer = self.page_bytes / self.channel_rate_Bps
         if is_read:
             return pages * (self.mean_read_s / self.planes_per_die + xfer)
-        return pages * (self.mean_program_s / self.planes_per_die + self.gc_extra_s())
+        return pages * (xfer + self.mean_program_s / self.planes_per_die + self.gc_extra_s())
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

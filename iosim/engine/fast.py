@@ -48,6 +48,7 @@ import numba
 import numpy as np
 from numba.typed import List
 
+from ..devices import under_workload
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.ssd import SsdDevice, ssd_die_of_page, ssd_page_slow, ssd_pages
@@ -206,14 +207,14 @@ K_SSD_FORK = 54  # inline: the request's pages; a read forks, a write crosses th
 K_SSD_DEND = 55  # inline: the die process's end
 K_SSD_IGRANT = 29  # host link (host -> device) granted
 K_SSD_IXFER = 56  # host link transfer done
-K_SSD_BUF = 57  # buffer pages taken (at once or when freed): background programs, done
+K_SSD_BUF = 57  # write buffer room taken (at once or when freed): dirty data, done
 K_SSD_WBUF = 58  # inline: the write buffer, or a program the request waits for
 K_SSD_CHAN = 59  # inline: the channel (a read after tR, a program first)
 K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes tPROG
 K_SSD_PROG = 61  # program time (with GC's extra die time) spent
 K_SSD_SPAWN = 62  # inline: one process per die the request's pages live on, in page order
 K_SSD_RSLOT = 63  # a read die process waited for room in the read buffer: now the channel
-# what a request's die processes are: reads joined, programs joined, background programs
+# what a die process is: a read (joined), a program (joined), a die's background programs
 SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 
 # device families
@@ -223,9 +224,10 @@ CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes"
                "write_bytes": 5, "op_share": 6, "byte_share": 7}
 
 # ctl slots (int64 scalars shared with helpers)
-(C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_BH, C_BC, C_BFREE, C_RBH,
- C_RBC, C_RBFREE) = range(16)
-NCTL = 16
+(C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
+NCTL = 12
+# FifoSpace instances (SsdModel's write and read buffers)
+SP_WRITE, SP_READ = 0, 1
 
 # levels (TimeAvg) in recorder order
 L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
@@ -257,14 +259,14 @@ COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
  P_NR_ON, P_NR, P_QD, P_NPATHS, P_POLICY, P_FAULTS, P_LINK_FINITE, P_IOS, P_WARMUP, P_NBATCH,
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
  P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
- P_DPCAP, P_SSD_BUFP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP) = range(41)
-NIP = 41
+ P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP) = range(40)
+NIP = 40
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
  F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
- F_PROG2_B) = range(30)
-NFP = 30
+ F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT) = range(32)
+NFP = 32
 # counters reset by Recorder.start (cnt) and kept (tot)
 (T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED, T_PAGE_READS, T_PAGE_PROGS,
  T_BUFFERED) = range(8)
@@ -354,7 +356,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     s_ovh = fp[F_SSD_OVH]
     s_hbw = fp[F_SSD_HOST_BW]
     s_gc = fp[F_SSD_GC]
-    s_bufp = ip[P_SSD_BUFP]
+    s_wbuf = fp[F_SSD_WBUF]  # write buffer bytes
+    s_unit = fp[F_SSD_UNIT]  # bytes of one multi-plane program
     s_rbufp = ip[P_SSD_RBUFP]  # read buffer pages (-1: unbounded)
     s_pslow = ip[P_PROG_SLOW] != 0
     prog_code = ip[P_PROG_CODE]
@@ -398,11 +401,11 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     r_ch0 = r_die0 + s_ndies
     r_hout = r_ch0 + s_nch
     r_hin = r_hout + 1
-    if ssd:  # (background programs, holding a buffer page each at least, wait for dies too)
+    if ssd:  # (each die's background programs wait for it and its channel too)
         for d in range(s_ndies):
-            res[r_die0 + d, R_QCAP] = atcap + s_bufp
+            res[r_die0 + d, R_QCAP] = atcap + 1
         for c in range(s_nch):
-            res[r_ch0 + c, R_QCAP] = atcap * s_dpc + s_bufp
+            res[r_ch0 + c, R_QCAP] = (atcap + 1) * s_dpc
         res[r_hout, R_QCAP] = dpcap  # (read die processes cross it one by one)
         res[r_hin, R_QCAP] = atcap
     for r in range(1, nres):
@@ -470,13 +473,26 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     at_first = np.zeros(atcap, np.int64)  # SSD: the request's first page, pages, mode
     at_npg = np.zeros(atcap, np.int64)
     at_mode = np.zeros(atcap, np.int64)
-    bwq = np.zeros(max(1, atcap), np.int64)  # SSD: writes waiting for buffer pages (FIFO)
-    ctl[C_BFREE] = s_bufp
-    rbwq = np.zeros(max(1, dpcap), np.int64)  # SSD: read die processes waiting for room (FIFO)
-    ctl[C_RBFREE] = s_rbufp
+    # SSD: the FifoSpaces (write buffer bytes, read buffer pages): room, waiters' codes, amounts
+    sp_free = np.array([s_wbuf, float(s_rbufp)])
+    spcap = max(1, atcap, dpcap)
+    sp_code = np.zeros((2, spcap), np.int64)
+    sp_amt = np.zeros((2, spcap))
+    sp_hc = np.zeros((2, 2), np.int64)  # per space: head, count
+    dirty = np.zeros(1)  # SSD: buffered bytes no die has taken yet
+    # SSD: dies with no background program (FIFO, channel first) and their program units
+    idle_q = np.zeros(max(1, s_ndies), np.int64)
+    if ssd:
+        for way in range(s_dpc):
+            for ch in range(s_nch):
+                idle_q[way * s_nch + ch] = ch * s_dpc + way
+        ctl[C_IC] = s_ndies
+    die_units = np.zeros(max(1, s_ndies), np.int64)
     dp_mode = np.zeros(dpcap, np.int64)
     dp_att = np.zeros(dpcap, np.int64)  # SSD die processes: attempt, first page, pages
     dp_l0 = np.zeros(dpcap, np.int64)
+    dp_die = np.zeros(dpcap, np.int64)
+    dp_slow = np.zeros(dpcap, np.bool_)  # a background program unit on slow (MSB) pages
     dp_np = np.zeros(dpcap, np.int64)
     dp_room = np.zeros(dpcap, np.int64)  # read buffer pages a read die process holds
     dp_bytes = np.zeros(dpcap)  # the bytes a read die process sends across the host link
@@ -742,36 +758,47 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             total += m
         return total
 
-    def ssd_release_buffer(pages):
-        """SsdModel._release_buffer: serve the waiting writes in order while pages suffice."""
-        ctl[C_BFREE] += pages
-        while ctl[C_BC] > 0:
-            a = bwq[ctl[C_BH]]
-            if at_npg[a] > ctl[C_BFREE]:
-                break
-            h = ctl[C_BH] + 1
-            if h >= bwq.shape[0]:
-                h = 0
-            ctl[C_BH] = h
-            ctl[C_BC] -= 1
-            ctl[C_BFREE] -= at_npg[a]
-            fpush((a << KB) | K_SSD_BUF)
+    def space_take(sp, amount, code):
+        """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
+        n = sp_hc[sp, 1]
+        if sp_free[sp] >= amount and n == 0:
+            sp_free[sp] -= amount
+            return True
+        if n >= spcap:
+            ctl[C_OVF] = 1
+            return False
+        i = sp_hc[sp, 0] + n
+        if i >= spcap:
+            i -= spcap
+        sp_code[sp, i] = code
+        sp_amt[sp, i] = amount
+        sp_hc[sp, 1] = n + 1
+        return False
 
-    def ssd_release_read(pages):
-        """FifoSpace.give_back of the read buffer: serve the waiting die processes in order
-        while pages suffice."""
-        ctl[C_RBFREE] += pages
-        while ctl[C_RBC] > 0:
-            dpr = rbwq[ctl[C_RBH]]
-            if dp_room[dpr] > ctl[C_RBFREE]:
+    def space_give(sp, amount):
+        """FifoSpace.give_back: serve the waiters in order while the room suffices."""
+        sp_free[sp] += amount
+        while sp_hc[sp, 1] > 0:
+            h = sp_hc[sp, 0]
+            if sp_amt[sp, h] > sp_free[sp]:
                 break
-            h = ctl[C_RBH] + 1
-            if h >= rbwq.shape[0]:
+            sp_free[sp] -= sp_amt[sp, h]
+            fpush(sp_code[sp, h])
+            h += 1
+            if h >= spcap:
                 h = 0
-            ctl[C_RBH] = h
-            ctl[C_RBC] -= 1
-            ctl[C_RBFREE] -= dp_room[dpr]
-            fpush((dpr << KB) | K_SSD_RSLOT)
+            sp_hc[sp, 0] = h
+            sp_hc[sp, 1] -= 1
+
+    def background_unit(dpr):
+        """SsdModel._background, top of its loop: the die takes the next unit of dirty data."""
+        nbytes = min(dirty[0], s_unit)
+        dirty[0] -= nbytes
+        die = dp_die[dpr]
+        dp_bytes[dpr] = nbytes
+        dp_np[dpr] = int(math.ceil(nbytes / s_page))
+        dp_slow[dpr] = s_pslow and die_units[die] % 2 == 1
+        die_units[die] += 1
 
     def cloud_cost(what, size, is_read):
         """CloudModel._cost: what a request pays a bucket."""
@@ -962,28 +989,36 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 release(r_hin)
                 k = K_SSD_WBUF
             elif k == K_SSD_WBUF:
-                npages = at_npg[x]
-                if 0 < npages <= s_bufp:  # buffered: acknowledged once it has buffer pages
-                    if ctl[C_BFREE] >= npages and ctl[C_BC] == 0:
-                        ctl[C_BFREE] -= npages
+                if 0 < at_size[x] <= s_wbuf:  # buffered: acknowledged once it has room
+                    if space_take(SP_WRITE, at_size[x], (x << KB) | K_SSD_BUF):
                         k = K_SSD_BUF
                     else:
-                        if ctl[C_BC] >= bwq.shape[0]:
-                            ctl[C_OVF] = 1
-                            break
-                        i = ctl[C_BH] + ctl[C_BC]
-                        if i >= bwq.shape[0]:
-                            i -= bwq.shape[0]
-                        bwq[i] = x
-                        ctl[C_BC] += 1
                         k = -1
-                else:  # programmed before it completes
+                else:  # programmed on its own dies before it completes
                     at_mode[x] = SSD_WRITE
                     k = K_SSD_SPAWN
-            elif k == K_SSD_BUF:
+            elif k == K_SSD_BUF:  # SsdModel._flush: idle dies take the dirty data
                 tot[T_BUFFERED] += 1
-                at_mode[x] = SSD_BUFFERED
-                k = K_SSD_SPAWN
+                dirty[0] += at_size[x]
+                while dirty[0] > 0 and ctl[C_IC] > 0:
+                    if n_dp_free == 0:
+                        ctl[C_OVF] = 1
+                        break
+                    h = ctl[C_IH]
+                    die = idle_q[h]
+                    h += 1
+                    if h >= idle_q.shape[0]:
+                        h = 0
+                    ctl[C_IH] = h
+                    ctl[C_IC] -= 1
+                    n_dp_free -= 1
+                    dproc = dp_free[n_dp_free]
+                    dp_mode[dproc] = SSD_BUFFERED
+                    dp_die[dproc] = die
+                    dp_room[dproc] = 0
+                    background_unit(dproc)
+                    upush((dproc << KB) | K_SSD_DSTART)
+                k = K_DEV_FINISHED
             elif k == K_SSD_SPAWN:  # one process per die, in page order
                 npages = at_npg[x]
                 ng = min(npages, s_ndies)
@@ -996,6 +1031,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     dproc = dp_free[n_dp_free]
                     dp_att[dproc] = x
                     dp_l0[dproc] = at_first[x] + g
+                    _, dp_die[dproc] = _ssd_die_of_page(dp_l0[dproc], s_nch, s_dpc)
                     dp_np[dproc] = (npages - 1 - g) // s_ndies + 1
                     dp_mode[dproc] = at_mode[x]
                     dp_bytes[dproc] = at_size[x] * dp_np[dproc] / npages
@@ -1003,13 +1039,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     if at_mode[x] == SSD_READ and s_rbufp > 0:
                         dp_room[dproc] = min(dp_np[dproc], s_rbufp)
                     upush((dproc << KB) | K_SSD_DSTART)
-                if at_mode[x] == SSD_BUFFERED:  # nobody waits for background programs
-                    k = K_DEV_FINISHED
-                else:
-                    k = -1
+                k = -1
             elif k == K_SSD_DSTART:
-                _, die = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
-                act, a_res, a_code = 2, r_die0 + die, (x << KB) | K_SSD_DGRANT
+                act, a_res, a_code = 2, r_die0 + dp_die[x], (x << KB) | K_SSD_DGRANT
                 k = -1
             elif k == K_SSD_DGRANT:
                 level(L_BUSY, now, 1)
@@ -1020,24 +1052,13 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 else:  # a program: the channel first
                     k = K_SSD_CHAN
             elif k == K_SSD_DREAD:  # FifoSpace.take of the read buffer, holding the die
-                room = dp_room[x]
-                if room == 0 or (ctl[C_RBFREE] >= room and ctl[C_RBC] == 0):
-                    ctl[C_RBFREE] -= room
+                if dp_room[x] == 0 or space_take(SP_READ, dp_room[x], (x << KB) | K_SSD_RSLOT):
                     k = K_SSD_CHAN
                 else:
-                    if ctl[C_RBC] >= rbwq.shape[0]:
-                        ctl[C_OVF] = 1
-                        break
-                    i = ctl[C_RBH] + ctl[C_RBC]
-                    if i >= rbwq.shape[0]:
-                        i -= rbwq.shape[0]
-                    rbwq[i] = x
-                    ctl[C_RBC] += 1
                     k = -1
             elif k == K_SSD_RSLOT or k == K_SSD_CHAN:
                 if s_xfer > 0:
-                    ch, _ = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
-                    act, a_res, a_code = 2, r_ch0 + ch, (x << KB) | K_SSD_CGRANT
+                    act, a_res, a_code = 2, r_ch0 + dp_die[x] // s_dpc, (x << KB) | K_SSD_CGRANT
                     k = -1
                 else:
                     k = K_SSD_AFTERCH
@@ -1045,14 +1066,23 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 act, a_delay, a_code = 1, dp_np[x] * s_xfer, (x << KB) | K_SSD_CXFER
                 k = -1
             elif k == K_SSD_CXFER:
-                ch, _ = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
-                release(r_ch0 + ch)
+                release(r_ch0 + dp_die[x] // s_dpc)
                 k = K_SSD_AFTERCH
             elif k == K_SSD_AFTERCH:
                 if dp_mode[x] == SSD_READ:
                     k = K_SSD_DEND
                 else:
-                    t_arr = ssd_array_time(dp_l0[x], dp_np[x], True)
+                    if dp_mode[x] == SSD_BUFFERED:  # one multi-plane program
+                        t_arr = 0.0
+                        for kk in range(dp_np[x]):
+                            if dp_slow[x]:
+                                v = _sample_code(prog2_code, prog2_a, prog2_b, rng_dev)
+                            else:
+                                v = _sample_code(prog_code, prog_a, prog_b, rng_dev)
+                            if kk == 0 or v > t_arr:
+                                t_arr = v
+                    else:
+                        t_arr = ssd_array_time(dp_l0[x], dp_np[x], True)
                     act, a_code = 1, (x << KB) | K_SSD_PROG
                     a_delay = t_arr + s_gc * dp_np[x]
                     k = -1
@@ -1060,8 +1090,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 k = K_SSD_DEND
             elif k == K_SSD_DEND:
                 level(L_BUSY, now, -1)
-                _, die = _ssd_die_of_page(dp_l0[x], s_nch, s_dpc)
-                release(r_die0 + die)
+                release(r_die0 + dp_die[x])
                 k = -1
                 if dp_mode[x] == SSD_READ:  # the die's data cross the host link
                     tot[T_PAGE_READS] += dp_np[x]
@@ -1073,10 +1102,19 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     tot[T_PAGE_PROGS] += dp_np[x]
                     if dp_mode[x] == SSD_WRITE:
                         fpush((x << KB) | K_SSD_PEND)
-                    else:  # a background program: its buffer pages are free again
-                        dp_free[n_dp_free] = x
-                        n_dp_free += 1
-                        ssd_release_buffer(dp_np[x])
+                    else:  # a background program: its buffer room is free again
+                        space_give(SP_WRITE, dp_bytes[x])
+                        if dirty[0] > 0:  # the die takes the next unit
+                            background_unit(x)
+                            k = K_SSD_DSTART
+                        else:  # and goes idle
+                            i = ctl[C_IH] + ctl[C_IC]
+                            if i >= idle_q.shape[0]:
+                                i -= idle_q.shape[0]
+                            idle_q[i] = dp_die[x]
+                            ctl[C_IC] += 1
+                            dp_free[n_dp_free] = x
+                            n_dp_free += 1
             elif k == K_SSD_PEND:
                 a = dp_att[x]
                 dp_free[n_dp_free] = x
@@ -1094,7 +1132,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 if s_link:
                     release(r_hout)
                 if dp_room[x] > 0:
-                    ssd_release_read(dp_room[x])
+                    space_give(SP_READ, dp_room[x])
                 fpush((x << KB) | K_SSD_PEND)
                 k = -1
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
@@ -1510,7 +1548,7 @@ def _dist_args(d: Distribution) -> tuple[int, float, float, np.ndarray]:
 def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
              replication: int, iocap: int | None, atcap_factor: int, batches: Batches):
     """The kernel's arguments: parameters as arrays, the reference's random streams."""
-    dev = stack.device
+    dev = under_workload(stack.device, random_writes=wl.random)
     mp = stack.multipath
     link = stack.link
     overhead = stack.host.overhead
@@ -1623,9 +1661,10 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         ip[P_SSD_LINK] = math.isfinite(dev.host_interface_Bps)
         # die processes at once: every attempt's, one per die its pages touch at most
         max_pages = max(math.ceil(min(s, maxb) / dev.page_bytes) + 1 for s in sizes)
-        # (+ background programs: each holds a buffer page at least)
-        ip[P_DPCAP] = atcap * min(max_pages, dev.dies) + dev.buffer_pages
-        ip[P_SSD_BUFP] = dev.buffer_pages
+        # (+ background programs: one per die at most)
+        ip[P_DPCAP] = atcap * min(max_pages, dev.dies) + dev.dies
+        fp[F_SSD_WBUF] = dev.write_buffer_bytes
+        fp[F_SSD_UNIT] = dev.page_bytes * dev.planes_per_die
         ip[P_SSD_RBUFP] = dev.read_buffer_pages
         prog_slow = dev.program_slow_s or dev.program_s
         ip[P_PROG_CODE] = dev.program_s.code

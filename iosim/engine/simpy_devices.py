@@ -248,9 +248,13 @@ class SsdModel:
     A read forks one process per die its pages live on: each holds the die for tR, takes room
     in the read buffer (the die waits, holding its page, while the buffer is full), holds the
     channel for the transfer, frees the die, and sends its pages across the host link; the
-    request completes when all have. A write crosses the host link, then either takes write
-    buffer pages (acknowledged at once, programmed in the background) or, with no buffer, is
-    programmed before it completes.
+    request completes when all have. A write crosses the host link, then takes room in the
+    write buffer and is acknowledged; its bytes join the buffer's dirty data, which the
+    flash translation layer programs wherever a die is free (a page-mapped FTL places writes
+    by die availability, not by address): each die with no program of its own takes the next
+    program unit (up to one page per plane) and programs it, then the next, until no dirty
+    data are left. A write with no buffer (or larger than the buffer) is programmed on the dies
+    its addresses map to before it completes.
     """
 
     def __init__(self, env: simpy.Environment, spec, streams, recorder):
@@ -265,7 +269,13 @@ class SsdModel:
         self.link_in = simpy.Resource(env, 1) if finite else None  # host -> device (writes)
         self.read_pages = spec.read_buffer_pages  # -1: unbounded
         self.read_buffer = FifoSpace(env, self.read_pages) if self.read_pages > 0 else None
-        self.write_buffer = FifoSpace(env, spec.buffer_pages)
+        self.write_buffer = FifoSpace(env, spec.write_buffer_bytes)
+        self.dirty = 0.0  # buffered bytes no die has taken yet
+        self.unit_bytes = spec.page_bytes * spec.planes_per_die  # one multi-plane program
+        # dies with no background program, in the order the FTL takes them: channel first
+        self.idle = deque(ch * spec.dies_per_channel + way
+                          for way in range(spec.dies_per_channel) for ch in range(spec.channels))
+        self.units_programmed = [0] * spec.dies  # MLC: a die's units alternate LSB, MSB
         self.gc_extra = spec.gc_extra_s() if spec.gc else 0.0
         self.xfer_page = spec.page_bytes / spec.channel_rate_Bps
         self.counters = {"page_reads": 0, "page_programs": 0, "buffered_writes": 0}
@@ -316,7 +326,7 @@ class SsdModel:
         if room:
             self.read_buffer.give_back(room)
 
-    def _program_die(self, die: int, ch: int, lpns: list[int], buffered: bool):
+    def _program_die(self, die: int, ch: int, lpns: list[int]):
         spec = self.spec
         with self.dies[die].request() as unit:
             yield unit
@@ -326,8 +336,41 @@ class SsdModel:
             yield self.env.timeout(t + self.gc_extra * len(lpns))
             self.rec.unit_busy(-1)
         self.counters["page_programs"] += len(lpns)
-        if buffered:
-            self.write_buffer.give_back(len(lpns))
+
+    def _take_unit(self) -> float:
+        nbytes = min(self.dirty, self.unit_bytes)
+        self.dirty -= nbytes
+        return nbytes
+
+    def _flush(self) -> None:
+        """Give dirty data to the dies that have no background program."""
+        while self.dirty > 0 and self.idle:
+            die = self.idle.popleft()
+            self.env.process(self._background(die, self._take_unit()))
+
+    def _background(self, die: int, nbytes: float):
+        """A die's background programs: unit after unit while there are dirty data."""
+        spec = self.spec
+        ch = die // spec.dies_per_channel
+        while True:
+            pages = math.ceil(nbytes / spec.page_bytes)
+            k = self.units_programmed[die]
+            self.units_programmed[die] = k + 1
+            slow = spec.program_slow_s is not None and k % 2 == 1
+            with self.dies[die].request() as unit:
+                yield unit
+                self.rec.unit_busy(+1)
+                yield from self._channel(ch, pages)
+                prog = spec.program_slow_s if slow else spec.program_s
+                t = max(float(prog.sample(self.rng)) for _ in range(pages))  # multi-plane
+                yield self.env.timeout(t + self.gc_extra * pages)
+                self.rec.unit_busy(-1)
+            self.counters["page_programs"] += pages
+            self.write_buffer.give_back(nbytes)
+            if self.dirty <= 0:
+                self.idle.append(die)
+                return
+            nbytes = self._take_unit()
 
     def _link(self, wire, nbytes: float):
         if wire is not None:
@@ -347,13 +390,13 @@ class SsdModel:
             yield simpy.AllOf(env, procs)
             return
         yield from self._link(self.link_in, req.size)
-        if 0 < pages <= spec.buffer_pages:
-            yield from self.write_buffer.take(pages)
+        if 0 < req.size <= spec.write_buffer_bytes:
+            yield from self.write_buffer.take(req.size)
             self.counters["buffered_writes"] += 1
-            for d, c, lp in groups:
-                env.process(self._program_die(d, c, lp, True))
+            self.dirty += req.size
+            self._flush()
             return
-        procs = [env.process(self._program_die(d, c, lp, False)) for d, c, lp in groups]
+        procs = [env.process(self._program_die(d, c, lp)) for d, c, lp in groups]
         yield simpy.AllOf(env, procs)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from ..devices import under_workload
 from ..rng import Streams
 from ..spec import UnstableError
 from ..stack import Stack
@@ -215,7 +216,8 @@ class Simulation:
         self.streams = Streams(seed, replication)
         self.rec = Recorder(self.env, ios, getattr(stack.device, "units", 1))
         self.mp = Multipath(self.env, stack)
-        self.device = make_device(self.env, stack.device, self.streams, self.rec)
+        device = under_workload(stack.device, random_writes=workload.random)
+        self.device = make_device(self.env, device, self.streams, self.rec)
         nr = stack.block.nr_requests
         self.nr = simpy.Resource(self.env, nr) if nr < 10**6 else None
         self.issued = 0
