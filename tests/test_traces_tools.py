@@ -780,3 +780,13 @@ def test_error_carries_parts():
     assert str(err) == os.path.join("data", "x.json") + ':12: expected fio JSON with a "jobs" list'
     assert err.line == 12 and isinstance(err, ValueError)
     assert str(TraceFormatError("f", None, "bad")) == "f: bad"
+
+
+def test_sysbench_10_output_without_banner_is_detected():
+    """E11's outputs start with the shell prompt and command, not sysbench's banner."""
+    data = Path(__file__).parent.parent / "data" / "e11_sysbench_nvme"
+    for n in (1, 16, 256):
+        f = data / f"sysbench_rndrd_threads{n}.txt"
+        assert detect_format(f) == "sysbench"
+    curve = read(data / "sysbench_rndrd_threads16.txt")
+    assert curve[0].iops == approx(76845.96)

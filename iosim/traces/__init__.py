@@ -119,7 +119,11 @@ def _sniff(head: str) -> str | None:
         return "fio-terse"
     if _FIO_TEXT.search(head):
         return "fio-text"
-    if re.search(r"^sysbench \d", head, re.M) or "Operations performed:" in head:
+    if (
+        re.search(r"^sysbench \d", head, re.M)  # the version banner
+        or "Operations performed:" in head  # 0.4's summary
+        or re.search(r"File operations:\s*\n\s*reads/s:", head)  # 1.0's, without a banner
+    ):
         return "sysbench"
     if (
         "Vdbench summary report" in head
