@@ -11,9 +11,10 @@ How a candidate is judged, cheapest test first:
    stack with ``multipath.paths - 1`` live paths (a path that is down from t = 0 and never comes
    back is exactly a stack with one path fewer; failover transients are not part of a steady
    state). A one-path candidate fails at once. ``fail="member"`` plans for one failed member of
-   the device: a device with a ``failed_members`` field gets one more failed member (degraded
-   mode, modelled by the device family), else one with ``members`` (RAID, SSD count) is
-   evaluated with one member fewer, else one with ``units`` with one unit fewer.
+   the device: a RAID runs in degraded mode from the start (``failed_member = 0``: reads of the
+   lost member are rebuilt from the survivors, writes update parity without it; RAID 0 has no
+   degraded mode, so the candidate fails), else a device with ``members`` is evaluated with one
+   member fewer, else one with ``units`` with one unit fewer.
 2. **Theory.** Upper bounds on IOPS from the stack (what the device's units, the effective queue
    depth over the time a request holds a path slot, ``block.nr_requests``, the links, and any
    device caps allow; in a closed loop also ``N / (D + Z)`` and ``numjobs / Z``). A candidate
@@ -367,14 +368,17 @@ def fail_member(stack: Stack) -> tuple[Stack, str]:
     dev = stack.device
     d = dev.to_dict()
     kind = d.get("kind", "?")
-    if "failed_members" in d or hasattr(dev, "failed_members"):
-        now = int(getattr(dev, "failed_members", 0) or 0)
-        key, new, text = (
-            "device.failed_members",
-            now + 1,
-            f"device.failed_members {now} -> {now + 1}",
-        )
-    elif isinstance(d.get("members"), int):
+    if hasattr(dev, "failed_member"):  # RAID: degraded mode, as the family models it
+        if dev.failed_member is not None:
+            raise SpecError(f"device.failed_member is already {dev.failed_member}: a second "
+                            "failed member is not modelled")
+        try:
+            s, _ = apply_overrides(stack, None, {"device.failed_member": 0,
+                                                 "device.fail_at_s": 0.0})
+        except SpecError as exc:
+            raise SpecError(f"cannot fail a member: {exc}") from None
+        return s, f"device.failed_member 0: RAID {dev.level} degraded"
+    if isinstance(d.get("members"), int):
         now = d["members"]
         key, new, text = "device.members", now - 1, f"device.members {now} -> {now - 1}"
     elif isinstance(d.get("units"), int):
@@ -384,7 +388,7 @@ def fail_member(stack: Stack) -> tuple[Stack, str]:
         raise SpecError(
             f"fail='member' needs a device with members or units (device.kind = {kind!r})"
         )
-    if key != "device.failed_members" and new < 1:
+    if new < 1:
         raise SpecError(f"one member failed leaves no member ({key} = {now})")
     try:
         s, _ = apply_overrides(stack, None, {key: new})

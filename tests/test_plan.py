@@ -185,6 +185,31 @@ def test_fail_path_and_member(e3):
         fail_member(stack.with_(**{"device.units": 1}))
 
 
+def test_fail_member_of_a_raid_is_its_degraded_mode():
+    """A failed RAID member is not a smaller array: RAID 5 reads of the lost member are rebuilt
+    from every survivor. Healthy, 5 members of 1 ms give 5,000 random reads/s; degraded, the
+    4 survivors serve a fifth of the reads with 4 member reads each:
+    4 / (0.8 + 0.2 * 4) ms = 2,500/s (one member fewer would give 4,000)."""
+    from iosim import Stack
+    from iosim.devices import RaidDevice
+    from iosim.stack import BlockSpec, HbaSpec
+
+    dev = RaidDevice(level="5", members=5, member={"kind": "generic", "service": "det:1ms"},
+                     stripe_unit_bytes="4k")
+    stack = Stack(device=dev, block=BlockSpec(nr_requests=256), hba=HbaSpec(queue_depth=256))
+    s, text = fail_member(stack)
+    assert s.device.failed_member == 0 and s.device.members == 5 and "degraded" in text
+    wl = Workload(rw="randread", block_size_bytes="4k", align_bytes="4k", iodepth=128)
+    healthy = simulate(stack, wl, ios=20_000, seed=1)
+    degraded = simulate(s, wl, ios=20_000, seed=1)
+    assert healthy.iops == pytest.approx(5_000, rel=0.03)
+    assert degraded.iops == pytest.approx(4 / 1.6e-3, rel=0.03)
+    with pytest.raises(SpecError, match="already 0"):
+        fail_member(s)
+    with pytest.raises(SpecError, match="cannot fail a member"):
+        fail_member(stack.with_(**{"device.level": "0"}))
+
+
 def test_plan_member_failure(e3):
     stack, wl = e3
     # 1 ms per I/O per unit: 20,000 IOPS needs 21 units once one has failed
