@@ -108,6 +108,7 @@ def test_locate_sequential_blocks_follow_the_head():
     "kw, message",
     [
         ({"rpm": 0}, "device.rpm must be > 0 (got 0.0)"),
+        ({"read_ahead_bytes": "inf"}, "device.read_ahead_bytes must be a finite size >= 0"),
         ({"sector_bytes": 1000}, "device.sector_bytes must be a multiple of 512 bytes"),
         ({"queue_depth": 0}, "device.queue_depth must be >= 1 (got 0)"),
         ({"heads": 0}, "device.heads must be >= 1 (got 0)"),
@@ -189,3 +190,45 @@ def test_write_cache_acknowledges_fast_until_it_is_full():
         Stack(device=HddDevice()), replace(wl, iodepth=1), ios=800, seed=5
     ).iops
     assert rates[0] > 1.5 * through
+
+
+def test_read_ahead_turns_a_slow_sequential_reader_into_buffer_hits():
+    """A sequential reader that comes back 100 us after each 4 KiB read finds, without
+    read-ahead, its next sector just gone by: one revolution per read. With it, every read after
+    the first is in the buffer: X = 1 / (Z + overhead + 4 KiB over the interface)."""
+    d = HddDevice(overhead_s="50us", interface_Bps="600MB/s")
+    wl = Workload(rw="read", block_size_bytes="4k", span_bytes=10 * GIB, iodepth=1)
+    host = {"host.overhead": "100us"}
+    off = iosim.simulate(Stack(device=replace(d, read_ahead_bytes=0)).with_(**host), wl,
+                         ios=400, seed=1)
+    assert off.iops == pytest.approx(1 / (d.revolution_s + 150e-6), rel=0.02)
+    on = iosim.simulate(Stack(device=d).with_(**host), wl, ios=4000, seed=1)
+    assert on.iops == pytest.approx(1 / (150e-6 + 4096 / 600e6), rel=1e-3)
+    dev = on.counters["device"]
+    assert dev["media_reads"] <= 1 and dev["media_reads"] + dev["cache_reads"] == 4400
+
+
+def test_read_ahead_streams_at_the_sequential_media_rate():
+    """A reader faster than the platter waits for the stream, which moves at the media rate
+    less the skews that hide head and cylinder switches (the rate of a media stream)."""
+    d = HddDevice(head_switch_s="0.4ms")
+    wl = Workload(rw="read", block_size_bytes="4k", span_bytes=10 * GIB, iodepth=1)
+    on = iosim.simulate(Stack(device=d), wl, ios=4000, seed=1)
+    media = iosim.simulate(Stack(device=replace(d, read_ahead_bytes=0)), wl, ios=4000, seed=1)
+    assert on.bandwidth_Bps == pytest.approx(d.media_rate_od_Bps * d.stream_efficiency(),
+                                             rel=0.01)
+    assert on.bandwidth_Bps == pytest.approx(media.bandwidth_Bps, rel=0.02)
+
+
+def test_random_reads_rarely_hit_and_reads_of_dirty_data_do():
+    d = HddDevice(write_cache_entries=64)
+    rnd = iosim.simulate(Stack(device=d), Workload(rw="randread", span_bytes=d.capacity_bytes),
+                         ios=500, seed=1)
+    assert rnd.counters["device"]["cache_reads"] == 0
+    # a small span: reads find their block in the read-ahead segment or in a dirty entry
+    wl = Workload(rw="randrw", span_bytes="256k", iodepth=4)
+    r = iosim.simulate(Stack(device=replace(d, read_ahead_bytes=0)), wl, ios=2000, seed=1)
+    assert r.counters["device"]["cache_reads"] > 0
+    through = replace(d, read_ahead_bytes=0, write_cache_entries=0)
+    r = iosim.simulate(Stack(device=through), wl, ios=2000, seed=1)
+    assert r.counters["device"]["cache_reads"] == 0

@@ -53,7 +53,7 @@ class GenericModel:
 class _OpPool:
     """Pending media operations as parallel arrays, so SPTF scans thousands of them quickly."""
 
-    FIELDS = ("t", "cyl", "surf", "angle", "xfer", "write")
+    FIELDS = ("t", "cyl", "surf", "angle", "xfer", "write", "off", "size")
 
     def __init__(self, capacity: int = 64):
         self.n = 0
@@ -89,14 +89,78 @@ class _OpPool:
         return out, done
 
 
+class ReadAhead:
+    """The drive's read-ahead segment: after a media read the head keeps reading the sectors
+    that follow into the drive's buffer, at the media rate, while the actuator has nothing else
+    to do, up to ``size`` bytes ahead of the last sector the host asked for. A read inside what
+    has been read so far is a hit; one that starts inside and ends beyond waits for the stream.
+    Any other media operation stops the stream (what it read stays); a write over it, or a media
+    read elsewhere, starts it afresh."""
+
+    def __init__(self, size: float):
+        self.size = size
+        self.lo = self.hi = self.limit = 0.0  # [lo, hi) read by t0; limit: where it stops
+        self.t0 = 0.0
+        self.rate = 0.0
+        self.streaming = False
+        self.valid = False
+
+    def end(self, now: float) -> float:
+        """How far the segment reaches at ``now``."""
+        if not self.streaming:
+            return self.hi
+        return min(self.limit, self.hi + (now - self.t0) * self.rate)
+
+    def start(self, now: float, offset: float, size: float, rate: float) -> None:
+        """A media read of [offset, offset + size) ended at ``now``: stream on from its end."""
+        if self.size <= 0 or not 0 < rate < math.inf:
+            return
+        self.lo, self.hi, self.t0, self.rate = offset, offset + size, now, rate
+        self.limit = self.hi + self.size
+        self.streaming = self.valid = True
+
+    def stop(self, now: float) -> float | None:
+        """The actuator turns to other work: freeze the segment; where the head got to."""
+        if not self.streaming:
+            return None
+        self.hi = self.end(now)
+        self.streaming = False
+        return self.hi
+
+    def wait_s(self, now: float, offset: float, size: float) -> float | None:
+        """None for a miss; else how long until [offset, offset + size) is in the segment (0
+        for a hit). Waiting moves the limit along: the host is reading the stream."""
+        if not self.valid or not self.lo <= offset <= self.end(now):
+            return None
+        end = offset + size
+        reach = self.end(now)
+        if end <= reach:
+            wait = 0.0
+        elif self.streaming:
+            wait = (end - reach) / self.rate
+        else:
+            return None
+        if self.streaming:  # keep ``size`` bytes ahead of the host
+            self.hi, self.t0 = reach, now
+            self.limit = max(self.limit, end + self.size)
+        return wait
+
+    def invalidate(self, offset: float, size: float) -> None:
+        if self.valid and offset < max(self.limit, self.hi) and offset + size > self.lo:
+            self.valid = self.streaming = False
+
+
 class HddModel:
-    """One actuator behind an NCQ of ``queue_depth`` tags, with an optional write-back cache.
+    """One actuator behind an NCQ of ``queue_depth`` tags, with an optional write-back cache
+    and a read-ahead segment.
 
     Host commands take a tag, pay the command overhead, then either enter the write cache
     (writes, when it is on: acknowledged once an entry is free and the data has crossed the
-    interface) or wait for the actuator. The actuator process picks the next media operation:
-    host commands before destages unless every cache entry is dirty; within each class the
-    oldest first or the shortest positioning time (seek + exact rotational wait) first.
+    interface), are answered from the drive's buffer (reads of data in the read-ahead segment
+    or in a dirty cache entry), or wait for the actuator. The actuator process picks the next
+    media operation: host commands before destages unless every cache entry is dirty; within
+    each class the oldest first or the shortest positioning time (seek + exact rotational
+    wait) first.
     """
 
     def __init__(self, env: simpy.Environment, spec, streams, recorder):
@@ -114,7 +178,10 @@ class HddModel:
         self.ncyl = spec.n_cylinders
         self.wake: simpy.Event | None = None
         self.seek = spec.seek_params()
-        self.counters = {"media_reads": 0, "media_writes": 0, "cache_writes": 0}
+        self.read_ahead = ReadAhead(spec.read_ahead_bytes)
+        self.stream_efficiency = spec.stream_efficiency()
+        self.counters = {"media_reads": 0, "media_writes": 0, "cache_writes": 0,
+                         "cache_reads": 0}
         env.process(self._actuator())
 
     # -- host side ---------------------------------------------------------------------------
@@ -128,11 +195,36 @@ class HddModel:
         cyl, surf, angle = spec.locate(offset)
         xfer = float(spec.transfer_s(offset, size))
         pool.add(done, t=self.env.now, cyl=cyl, surf=surf, angle=angle, xfer=xfer,
-                 write=float(is_write))
+                 write=float(is_write), off=offset, size=size)
 
     def _kick(self) -> None:
         if self.wake is not None and not self.wake.triggered:
             self.wake.succeed()
+
+    def _in_write_cache(self, offset: float, size: float) -> bool:
+        if not self.dirty:
+            return False
+        off = self.dirty.view("off")
+        return bool(np.any((off <= offset) & (offset + size <= off + self.dirty.view("size"))))
+
+    def _buffered_read(self, req):
+        """Answer a read from the drive's buffer if its data are there (or will be, from the
+        read-ahead stream); False if it needs the media."""
+        env, spec, ra = self.env, self.spec, self.read_ahead
+        if not self._in_write_cache(req.offset, req.size):
+            wait = ra.wait_s(env.now, req.offset, req.size)
+            if wait is None:
+                return False
+            if wait > 0:
+                yield env.timeout(wait)
+                # the stream may have been stopped by other media work meanwhile
+                # (a thousandth of a byte absorbs the rounding of time x rate)
+                if not (ra.valid and ra.end(env.now) + 1e-3 >= req.offset + req.size):
+                    return False
+        if math.isfinite(spec.interface_Bps):
+            yield env.timeout(req.size / spec.interface_Bps)
+        self.counters["cache_reads"] += 1
+        return True
 
     def serve(self, req):
         spec, env = self.spec, self.env
@@ -140,6 +232,10 @@ class HddModel:
             yield tag
             if spec.overhead_s > 0:
                 yield env.timeout(spec.overhead_s)
+            if req.is_read and (yield from self._buffered_read(req)):
+                return
+            if not req.is_read:
+                self.read_ahead.invalidate(req.offset, req.size)
             if not req.is_read and spec.write_cache_entries > 0:
                 if self.free_entries > 0 and not self.entry_waiters:
                     self.free_entries -= 1
@@ -198,6 +294,10 @@ class HddModel:
                 pool, policy = self.queue, spec.scheduler
             else:
                 pool, policy = self.dirty, spec.destage
+            reached = self.read_ahead.stop(env.now)
+            if reached is not None:  # the head is where the read-ahead stream got to
+                cyl, surf, _ = spec.locate(min(reached, spec.capacity_bytes - 1))
+                self.head_cyl, self.head_surf = float(cyl), float(surf)
             op, done = pool.pop(self._pick(pool, policy))
             self.rec.unit_busy(+1)
             yield env.timeout(self._service_s(op))
@@ -206,6 +306,9 @@ class HddModel:
             self.head_surf = op["surf"]
             if done is not None:
                 self.counters["media_writes" if op["write"] else "media_reads"] += 1
+                if not op["write"] and op["xfer"] > 0:  # stream on at the sequential rate
+                    rate = op["size"] / op["xfer"] * self.stream_efficiency
+                    self.read_ahead.start(env.now, op["off"], op["size"], rate)
                 done.succeed()
             else:
                 self.counters["media_writes"] += 1
