@@ -3,9 +3,10 @@
 Same model, same answers. ``iosim.engine.simpy_engine`` is the definition; this module runs the
 same processes as a state machine over arrays, so that a run of a million I/Os takes a fraction
 of a second. Devices: the generic device, the cloud volume (token buckets) and the flash SSD
-(dies, channels, host link per direction, write buffer with background programs, GC die time:
-``SsdModel``'s processes, one per die a request touches, joined as its ``AllOf`` joins them);
-other kinds (``supports`` names them) run on the reference engine.
+(dies, channels, host link per direction, read buffer with back-pressure, write buffer whose
+dirty data the free dies program in the background, GC die time: ``SsdModel``'s processes, one
+per die a request touches, joined as its ``AllOf`` joins them, and one per die programming
+buffered data); other kinds (``supports`` names them) run on the reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
   resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
@@ -208,7 +209,7 @@ K_SSD_DEND = 55  # inline: the die process's end
 K_SSD_IGRANT = 29  # host link (host -> device) granted
 K_SSD_IXFER = 56  # host link transfer done
 K_SSD_BUF = 57  # write buffer room taken (at once or when freed): dirty data, done
-K_SSD_WBUF = 58  # inline: the write buffer, or a program the request waits for
+K_SSD_WBUF = 58  # inline: room in the write buffer, or programs the request waits for
 K_SSD_CHAN = 59  # inline: the channel (a read after tR, a program first)
 K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes tPROG
 K_SSD_PROG = 61  # program time (with GC's extra die time) spent
@@ -1459,9 +1460,8 @@ _KNOWN_DEVICE = {
     SsdDevice: {"channels", "dies_per_channel", "planes_per_die", "page_bytes",
                 "pages_per_block", "read_s", "read_slow_s", "program_s", "program_slow_s",
                 "erase_s", "channel_rate_Bps", "controller_overhead_s", "host_interface_Bps",
-                "read_buffer_bytes", "write_buffer_bytes",
-                "gc", "over_provisioning", "fullness",
-                "write_amplification"},
+                "read_buffer_bytes", "write_buffer_bytes", "gc", "over_provisioning",
+                "fullness", "write_amplification"},
 }
 _KNOWN_WORKLOAD = {"rw", "rwmixread", "block_size_bytes", "bssplit", "numjobs", "iodepth",
                    "rate_iops", "arrival", "span_bytes", "thinktime_s", "align_bytes"}
