@@ -562,6 +562,7 @@ def cmd_fit(args) -> int:
         kw["ios"] = _int_arg(args.ios, "--ios", 1)
     if args.seed is not None:
         kw["seed"] = _int_arg(args.seed, "--seed", 0)
+    kw["shape"] = args.shape
     return run_cli(args.files, args.model, holdout, args.json, **kw)
 
 
@@ -706,6 +707,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--params", metavar="a,b", help="dotted keys to fit instead of the model's")
     sp.add_argument("--ios", help="I/Os of each verifying simulation")
     sp.add_argument("--seed", help="seed of the verifying simulations")
+    sp.add_argument(
+        "--shape",
+        choices=("lognormal", "measured"),
+        default="lognormal",
+        help="service-time shape: lognormal with a fitted scv, or the lowest-depth point's "
+        "measured latency percentiles",
+    )
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_fit)
 

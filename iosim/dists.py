@@ -14,6 +14,10 @@ Text forms (used in TOML files and on the command line)::
     gamma:0.46ms,scv=0.5        gamma by mean and scv
     uniform:1ms,9ms             uniform between two times
     empirical:FILE              samples read from FILE (one time per line, units allowed)
+    quantiles:50=39us,99=354us,100=15ms
+                                a measured distribution by its percentiles (percent=time):
+                                between them the time is interpolated on a log scale, below
+                                the first it is the first; ``fit --shape measured`` writes one
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "Gamma",
     "Uniform",
     "Empirical",
+    "Quantiles",
     "parse_dist",
     "sample_code",
 ]
@@ -275,6 +280,44 @@ class Empirical(Distribution):
         return Empirical(tuple(x * factor for x in self.samples_s), "")
 
 
+# equal-weight points a Quantiles distribution is sampled from (its quantile function at the
+# midpoints of 1024 equal slices: enough that p99.9 is resolved)
+QUANTILE_TABLE = 1024
+
+
+@dataclass(frozen=True)
+class Quantiles(Empirical):
+    """A distribution given by its percentiles, ``((percent, time_s), ...)``: the quantile
+    function interpolates log(time) linearly in the percent between the points, and stays at
+    the first time below the first percent and at the last above the last. It is sampled from
+    the quantile function at :data:`QUANTILE_TABLE` equally likely points (so both engines treat
+    it as empirical samples)."""
+
+    points: tuple[tuple[float, float], ...] = ()
+
+    @classmethod
+    def of(cls, points) -> Quantiles:
+        pts = tuple(sorted((float(p), float(t)) for p, t in points))
+        if len(pts) < 2:
+            raise ValueError("quantiles: needs at least two percent=time points")
+        if any(not 0 <= p <= 100 for p, _ in pts) or len({p for p, _ in pts}) != len(pts):
+            raise ValueError("quantiles: percents must be distinct and in 0..100")
+        times = [t for _, t in pts]
+        if any(not (math.isfinite(t) and t > 0) for t in times):
+            raise ValueError("quantiles: times must be finite and > 0")
+        if any(b < a for a, b in zip(times, times[1:], strict=False)):
+            raise ValueError("quantiles: times must not decrease as the percent grows")
+        u = (np.arange(QUANTILE_TABLE) + 0.5) / QUANTILE_TABLE * 100.0
+        table = np.exp(np.interp(u, [p for p, _ in pts], np.log(times)))
+        return cls(tuple(float(x) for x in table), "", pts)
+
+    def spec(self):
+        return "quantiles:" + ",".join(f"{p:g}={format_time(t)}" for p, t in self.points)
+
+    def scaled(self, factor):
+        return Quantiles.of((p, t * factor) for p, t in self.points)
+
+
 def _read_samples(path: str, name: str) -> Empirical:
     p = Path(path)
     if not p.is_file():
@@ -333,6 +376,17 @@ def parse_dist(value: object, name: str = "distribution") -> Distribution:
             if not rest:
                 raise ValueError(f"{name}: empirical needs a file, e.g. 'empirical:times.txt'")
             return _read_samples(rest.strip(), name)
+        if kind == "quantiles":
+            if pos or not kw:
+                raise ValueError(f"{name}: quantiles needs percent=time pairs, e.g. "
+                                 "'quantiles:50=39us,99=354us,100=15ms'")
+            try:
+                points = [(float(p), parse_time(t, name)) for p, t in kw.items()]
+            except ValueError as exc:
+                if isinstance(exc, UnitError):
+                    raise
+                raise ValueError(f"cannot read the percents in {text!r}") from None
+            return Quantiles.of(points)
     except UnitError as exc:
         raise ValueError(str(exc)) from None
     except ValueError as exc:
@@ -340,7 +394,7 @@ def parse_dist(value: object, name: str = "distribution") -> Distribution:
         raise ValueError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     raise ValueError(
         f"{name}: unknown distribution {kind!r} in {text!r}; "
-        "allowed: det, exp, lognormal, gamma, uniform, empirical"
+        "allowed: det, exp, lognormal, gamma, uniform, empirical, quantiles"
     )
 
 

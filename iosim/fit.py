@@ -25,7 +25,12 @@ How it works
 3. **Percentiles.** The service-time variability (``device.service.scv``) changes the tail much
    more than the means, and no closed formula gives closed-loop percentiles, so it is fitted by
    simulation against the measured percentiles (common random numbers: the same seed at every
-   evaluation, lognormal service so the samples move smoothly with the scv).
+   evaluation, lognormal service so the samples move smoothly with the scv). With
+   ``shape="measured"`` the service time takes instead the shape the data show where nothing
+   queues: the latency percentiles of the lowest-depth point (fio's JSON lists seventeen, from
+   p1 to p99.99, and the maximum) as a ``quantiles:`` distribution, scaled to the fitted mean.
+   Real devices behind virtual machines and networks are often bimodal (most I/Os fast, a few
+   stalled), which no lognormal follows.
 4. **Verification.** The calibrated stack is simulated at every point (fixed seed, ``engine``
    "auto", so the fast engine is used when it is available); the reported predictions and
    errors are the simulator's, not the surrogate's.
@@ -80,7 +85,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from .dists import Deterministic, Distribution, Exponential, LogNormal
+from .dists import Deterministic, Distribution, Exponential, LogNormal, Quantiles
 from .results import Curve, Results
 from .simulate import simulate, sweep
 from .spec import SpecError
@@ -656,10 +661,12 @@ class FitResult:
     seed: int
     ios: int
     surrogate_rms: float
+    shape: str = "lognormal"
 
     def to_dict(self) -> dict:
         return {
             "model": self.model,
+            "shape": self.shape,
             "params": {k: p.to_dict() for k, p in self.params.items()},
             "points": self.points,
             "mape": self.mape,
@@ -720,6 +727,8 @@ class FitResult:
             f"model {self.model}: fitted on outstanding I/Os "
             f"{self.fitted_range[0]}..{self.fitted_range[1]}"
         ]
+        if self.shape != "lognormal":
+            lines.append(f"service time: {self.stack.device.service}")
         lines.append("parameters (95 % confidence interval):")
         for name, p in self.params.items():
             lines.append(
@@ -984,6 +993,7 @@ def fit(
     engine: str = "auto",
     rel_noise: float = 0.01,
     verify: bool = True,
+    shape: str = "lognormal",
 ) -> FitResult:
     """Calibrate ``params`` of a ``model`` stack to a measured curve.
 
@@ -999,9 +1009,13 @@ def fit(
     simulation; ``fit_ios`` per point while fitting the scv. ``rel_noise``: the smallest
     relative error assumed for the confidence intervals (published figures are rounded).
     ``verify=False`` skips the simulation and reports the analytic predictions.
+    ``shape``: ``"lognormal"`` (fit its scv to the measured percentiles) or ``"measured"`` (the
+    lowest-depth point's latency percentiles, scaled to the fitted mean service time).
     """
     if model not in MODELS:
         raise SpecError(f"fit: unknown model {model!r}; choose one of {', '.join(MODELS)}")
+    if shape not in SHAPES:
+        raise SpecError(f"fit: unknown shape {shape!r}; choose one of {', '.join(SHAPES)}")
     mdl = MODELS[model]
     if isinstance(params, str):
         params = [params]
@@ -1042,7 +1056,14 @@ def fit(
     train = [p for p in pts if p.index not in held]
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
-    if params is None and any(m in p.measured for p in train for m in PCT_METRICS):
+    warnings: list[str] = []
+    measured_shape = _measured_shape(train, warnings) if shape == "measured" else None
+    if measured_shape is not None and "device.service.scv" in names:
+        raise SpecError("fit: shape 'measured' takes the service variability from the data; "
+                        "do not fit device.service.scv with it")
+    if measured_shape is None and params is None and any(
+        m in p.measured for p in train for m in PCT_METRICS
+    ):
         # measured percentiles: fit the service variability too (by simulation)
         names.append("device.service.scv")
     bnds = {n: (PARAMETERS[n].lo, PARAMETERS[n].hi) for n in names}
@@ -1061,7 +1082,6 @@ def fit(
         bnds[k] = (lo, hi)
     mean_names = [n for n in names if n not in _SIM_ONLY]
     metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS if m in p.measured]
-    warnings: list[str] = []
     n_res = len(metrics)
     dof = n_res - len(mean_names)
     if mean_names and dof <= 0:
@@ -1121,6 +1141,10 @@ def fit(
         )
     # -- percentiles by simulation
     stack = _build_stack(base, values)
+    if measured_shape is not None:  # (four figures: the percentiles are rounded already)
+        k = stack.device.service.mean_s / measured_shape.mean_s
+        service = Quantiles.of((p, float(f"{t * k:.4g}")) for p, t in measured_shape.points)
+        stack = stack.with_(**{"device.service": service})
     if "device.service.scv" in names:
         v, p = _fit_scv(
             stack,
@@ -1205,7 +1229,44 @@ def fit(
         seed=seed,
         ios=ios,
         surrogate_rms=rms,
+        shape=shape,
     )
+
+
+SHAPES = ("lognormal", "measured")
+
+
+def _measured_shape(train: list[_Point], warnings: list[str]) -> Quantiles:
+    """The latency distribution of the lowest-depth point, from its percentiles and maximum."""
+    p = min(train, key=lambda q: (q.n, q.index))
+    r = p.results
+    pts: dict[float, float] = {}
+    listed = (r.extra or {}).get("percentiles_s")
+    if isinstance(listed, Mapping):
+        for k, v in listed.items():
+            pk, pv = _f(k), _f(v)
+            if pk is not None and pv is not None and pv > 0:
+                pts[pk] = pv
+    for pk, m in ((50.0, "lat_p50_s"), (90.0, "lat_p90_s"), (95.0, "lat_p95_s"),
+                  (99.0, "lat_p99_s"), (99.9, "lat_p999_s"), (100.0, "lat_max_s")):
+        v = _f(getattr(r, m, None))
+        if v is not None and v > 0:
+            pts.setdefault(pk, v)
+    if len(pts) < 3 or max(pts) < 99:
+        raise SpecError(
+            f"fit: shape 'measured' needs latency percentiles up to p99 at the lowest depth "
+            f"(the point with {p.n} outstanding has {len(pts)}: "
+            f"{', '.join(f'p{k:g}' for k in sorted(pts)) or 'none'}); fio's JSON output has them"
+        )
+    # percentiles are rounded and taken from histograms: keep them in order
+    times = np.maximum.accumulate([pts[k] for k in sorted(pts)])
+    if p.n > 1:
+        warnings.append(
+            f"the service shape comes from the point with {p.n} outstanding I/Os, where "
+            "queueing already widens the latency distribution; a depth-1 point gives the "
+            "device's own"
+        )
+    return Quantiles.of(zip(sorted(pts), times, strict=True))
 
 
 def _dedupe(items: list[str]) -> list[str]:
@@ -1626,14 +1687,17 @@ def run_cli(
     params: list[str] | None = None,
     ios: int = 8000,
     seed: int = 1,
+    shape: str = "lognormal",
 ) -> int:
-    """``iosim fit FILE... --model M [--holdout KEY=v,...] [--json]``: print the fit, return 0.
+    """``iosim fit FILE... --model M [--holdout KEY=v,...] [--shape S] [--json]``: print the
+    fit, return 0.
 
     ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
     and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
     ValueError) with a one-line message."""
     curve = load_curve(files)
-    res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed)
+    res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed,
+              shape=shape)
     if as_json:
         print(res.to_json())
     else:

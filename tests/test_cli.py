@@ -244,8 +244,8 @@ def test_fit_unavailable_is_one_clear_line(capsys, monkeypatch):
 def test_fit_passes_its_arguments(capsys, monkeypatch):
     seen = {}
 
-    def run_cli(files, model, holdout, as_json):
-        seen.update(files=files, model=model, holdout=holdout, as_json=as_json)
+    def run_cli(files, model, holdout, as_json, **kw):
+        seen.update(files=files, model=model, holdout=holdout, as_json=as_json, **kw)
         return 0
 
     monkeypatch.setitem(sys.modules, "iosim.fit", types.SimpleNamespace(run_cli=run_cli))
@@ -254,11 +254,13 @@ def test_fit_passes_its_arguments(capsys, monkeypatch):
     )
     assert code == 0
     assert seen == dict(
-        files=["a.json", "b.json"], model="ssd", holdout={"numjobs": ["8", "16"]}, as_json=True
+        files=["a.json", "b.json"], model="ssd", holdout={"numjobs": ["8", "16"]}, as_json=True,
+        shape="lognormal",
     )
     seen.clear()
-    code, _, _ = run(capsys, "fit", "a.csv", "--model", "hdd")
+    code, _, _ = run(capsys, "fit", "a.csv", "--model", "hdd", "--shape", "measured")
     assert code == 0 and seen["holdout"] is None and seen["as_json"] is False
+    assert seen["shape"] == "measured"
 
 
 # -- errors: one line, exit 2 ----------------------------------------------------------------

@@ -154,6 +154,8 @@ MATRIX = {
                                            controller_overhead_s=0.0,
                                            host_interface_Bps=float("inf"))),
                         Workload(rw="randrw", numjobs=3, block_size_bytes=12288)),
+    "quantiles-service": (make_stack(qd=8, device=dev(6, "quantiles:0=40us,96=70us,97=2ms,"
+                                                      "100=6ms")), Workload(numjobs=12)),
     "det-ssd-read-buffer": (make_stack(ssd=ssd(read_buffer_bytes=2 * 4096)),
                             Workload(rw="randread", numjobs=8, block_size_bytes=12288)),
     "ssd-read-buffer-one-page": (make_stack(ssd=ssd(read_buffer_bytes=4096,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iosim import Curve, SpecError, Stack, Workload, simulate, theory
+from iosim import Curve, Results, SpecError, Stack, Workload, simulate, theory
 from iosim.fit import PARAMETERS, fit, load_curve, read_table, run_cli, surrogate
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -288,3 +288,43 @@ def test_parameter_catalogue_is_consistent():
     for name, p in PARAMETERS.items():
         assert p.name == name and p.lo < p.hi
         assert not p.log or p.lo > 0
+
+
+def test_measured_shape_follows_a_bimodal_device():
+    """Most I/Os fast, 3 % stalled: a lognormal cannot have both the median and the tail; the
+    depth-1 percentiles as the service shape can."""
+    truth = Stack().with_(**{
+        "device.units": 8,
+        "device.service": "quantiles:0=40us,96=70us,97=2ms,100=6ms",
+        "host.overhead": "20us",
+    })
+    curve = _measure(truth, [1, 4, 16, 32], ios=6000)
+    logn = fit(curve, ios=6000)  # the model's parameters and a fitted lognormal scv
+    meas = fit(curve, shape="measured", ios=6000)
+    assert meas.shape == "measured" and json.loads(meas.to_json())["shape"] == "measured"
+    svc = meas.stack.device.service
+    assert str(svc).startswith("quantiles:") and "service time: quantiles:" in meas.report()
+    # p95 sits where the two modes meet, which the measured p90..p99 only roughly locate
+    for m, tol in (("lat_p50_s", 20), ("lat_p90_s", 20), ("lat_p95_s", 60), ("lat_p99_s", 35)):
+        assert meas.mape[m] < tol and meas.mape[m] < logn.mape[m], (m, meas.mape, logn.mape)
+    assert meas.mape["lat_p90_s"] < logn.mape["lat_p90_s"] / 3
+    assert meas.mape["iops"] < 6 and meas.mape["lat_mean_s"] < 6
+
+
+def test_measured_shape_on_our_measured_sweep():
+    """The VM disk of data/measured_kvm_virtio is bimodal (p50 39 us, p99 354 us, p99.5 3 ms at
+    depth 1); with its own shape the mid-tail percentiles come within tens of percent, where a
+    lognormal misses them by a factor (p95 error 200 % in the README's fit)."""
+    files = sorted((DATA / "measured_kvm_virtio").glob("randread-4k-qd*.json"))
+    res = fit(load_curve(files), model="generic", shape="measured", ios=3000)
+    assert res.mape["lat_p90_s"] < 60 and res.mape["lat_p95_s"] < 60
+    assert res.stack.device.service.points[-1][0] == 100  # the maximum is kept
+
+
+def test_measured_shape_needs_percentiles():
+    pts = [Results(iops=1000.0 * n, lat_mean_s=1e-3, params={"numjobs": n, "iodepth": 1})
+           for n in (1, 2, 4)]
+    with pytest.raises(SpecError, match="shape 'measured' needs latency percentiles"):
+        fit(Curve(pts, x="numjobs"), shape="measured", verify=False)
+    with pytest.raises(SpecError, match="unknown shape"):
+        fit(Curve(pts, x="numjobs"), shape="bimodal")

@@ -7,9 +7,11 @@ from hypothesis import strategies as st
 
 from iosim.dists import (
     Deterministic,
+    Empirical,
     Exponential,
     Gamma,
     LogNormal,
+    Quantiles,
     Uniform,
     parse_dist,
 )
@@ -149,8 +151,27 @@ def test_empirical_from_file(tmp_path):
         ("exp:-1ms", "must be finite and >= 0"),
         ("gamma:1ms,scv=0", "scv must be > 0"),
         ("exp:fast", "cannot read 'fast'"),
+        ("quantiles:", "quantiles needs percent=time pairs"),
+        ("quantiles:50=1ms", "at least two"),
+        ("quantiles:50=2ms,90=1ms", "must not decrease"),
+        ("quantiles:50=1ms,150=2ms", "in 0..100"),
+        ("quantiles:x=1ms,90=2ms", "cannot read the percents"),
+        ("quantiles:50=0,90=1ms", "finite and > 0"),
     ],
 )
 def test_bad_distributions(bad, msg):
     with pytest.raises(ValueError, match=msg):
         parse_dist(bad, "device.service")
+
+
+def test_quantiles_follow_their_percentiles_and_round_trip():
+    d = parse_dist("quantiles:1=25us,50=39us,90=55us,99=354us,99.9=6ms,100=15ms", "svc")
+    assert isinstance(d, Quantiles) and d.code == Empirical.code
+    assert parse_dist(str(d)) == d
+    x = d.sample(np.random.default_rng(1), 200_000)
+    for p, t in ((50, 39e-6), (90, 55e-6), (99, 354e-6)):
+        assert np.percentile(x, p) == pytest.approx(t, rel=0.02)
+    assert x.min() >= 25e-6 and x.max() <= 15e-3
+    # the mean is the table's: between the quantiles the time grows geometrically
+    assert d.mean_s == pytest.approx(float(np.mean(d.samples_s)))
+    assert d.scaled(2.0).mean_s == pytest.approx(2 * d.mean_s)
