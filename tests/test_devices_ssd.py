@@ -15,6 +15,7 @@ from iosim.devices import DEVICE_KINDS, SsdDevice
 from iosim.devices.ssd import (
     ssd_die_of,
     ssd_gc_extra_s,
+    ssd_group_bytes,
     ssd_page_is_slow,
     ssd_pages,
     ssd_write_amplification,
@@ -105,6 +106,22 @@ def test_host_interface_caps_iops():
     wl = Workload(rw="randread", block_size_bytes="16k", iodepth=128)
     r = iosim.simulate(_stack(d), wl, ios=6000, seed=1)
     assert r.bandwidth_Bps == pytest.approx(1e9, rel=0.01)
+
+
+def test_reads_move_only_their_bytes_over_the_channel():
+    """A 4 KiB read of a 16 KiB page moves 4 KiB: with the channels the bottleneck,
+    X = channels x rate / 4 KiB, four times what whole-page transfers would allow."""
+    assert [ssd_group_bytes(4096, 16384, 8192, 0, 3, g, 54) for g in range(3)] == [
+        4096, 8192, 4096]
+    # 13 pages over 4 dies: the first die holds pages 0, 4, 8 and 12, the request's first and
+    # last, so it loses the 1000 bytes before the request and the 5496 after it
+    assert ssd_group_bytes(1000, 100000, 8192, 0, 13, 0, 4) == 4 * 8192 - 1000 - 5496
+    assert sum(ssd_group_bytes(1000, 100000, 8192, 0, 13, g, 4) for g in range(4)) == 100000
+    d = SsdDevice(channels=2, dies_per_channel=8, page_bytes="16k", read_s="1us",
+                  channel_rate_Bps="100MB/s")
+    wl = Workload(rw="randread", block_size_bytes="4k", align_bytes="4k", iodepth=64)
+    r = iosim.simulate(_stack(d), wl, ios=8000, warmup_ios=1000, seed=1)
+    assert r.iops == pytest.approx(2 * 100e6 / 4096, rel=0.02)
 
 
 def test_one_page_read_buffer_serialises_channel_and_link():

@@ -10,8 +10,9 @@ Physics (pure functions on plain numbers):
 * Page types. In MLC/TLC flash the pages of a word line read and program at different speeds
   (LSB fast, MSB slow). :func:`ssd_page_is_slow` picks the type from the page's position on its
   die, so the same address always costs the same.
-* A read holds its die for the array read (tR) and then for the transfer of the page over the
-  die's channel, which the channel's dies share (one transfer at a time). A program transfers
+* A read holds its die for the array read (tR) and then for the transfer over the die's
+  channel, which the channel's dies share (one transfer at a time), of the bytes it asked for
+  (:func:`ssd_group_bytes`: a 4 KiB read of a 16 KiB page moves 4 KiB). A program transfers
   first, then holds the die for tPROG. Up to ``planes_per_die`` pages of one request on the same
   die are read or programmed together (multi-plane operation).
 * Garbage collection. In steady state every page written costs ``WA - 1`` extra page copies
@@ -58,6 +59,7 @@ from ..spec import Spec, fld
 __all__ = [
     "SsdDevice",
     "ssd_pages",
+    "ssd_group_bytes",
     "ssd_die_of",
     "ssd_die_of_page",
     "ssd_page_is_slow",
@@ -72,6 +74,21 @@ def ssd_pages(offset_bytes: float, size_bytes: float, page_bytes: float) -> tupl
     first = int(offset_bytes // page_bytes)
     last = int(math.ceil((offset_bytes + size_bytes) / page_bytes)) - 1
     return first, max(1, last - first + 1)
+
+
+def ssd_group_bytes(offset_bytes: float, size_bytes: float, page_bytes: float, first: int,
+                    npages: int, g: int, n_dies: int) -> float:
+    """Bytes of a request that lie on its ``g``-th die group: pages ``first + g``,
+    ``first + g + n_dies``, ... of the ``npages`` it touches, less the parts of the first and
+    last page outside the request. A read moves only these over the channel (the controller
+    reads the sectors it needs out of the page register)."""
+    count = (npages - 1 - g) // n_dies + 1
+    nbytes = count * page_bytes
+    if g == 0:
+        nbytes -= offset_bytes - first * page_bytes
+    if (npages - 1 - g) % n_dies == 0:
+        nbytes -= (first + npages) * page_bytes - (offset_bytes + size_bytes)
+    return nbytes
 
 
 def ssd_die_of(lpn, channels: int, dies_per_channel: int):

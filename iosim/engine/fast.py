@@ -52,7 +52,13 @@ from numba.typed import List
 from ..devices import under_workload
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
-from ..devices.ssd import SsdDevice, ssd_die_of_page, ssd_page_slow, ssd_pages
+from ..devices.ssd import (
+    SsdDevice,
+    ssd_die_of_page,
+    ssd_group_bytes,
+    ssd_page_slow,
+    ssd_pages,
+)
 from ..dists import EMPIRICAL, Distribution, sample_code
 from ..results import Results
 from ..rng import Streams
@@ -140,6 +146,7 @@ _io_units = numba.njit(io_units)
 _ssd_pages = numba.njit(ssd_pages)
 _ssd_die_of_page = numba.njit(ssd_die_of_page)
 _ssd_page_slow = numba.njit(ssd_page_slow)
+_ssd_group_bytes = numba.njit(ssd_group_bytes)
 _sample_code = numba.njit(sample_code)
 _bucket = numba.njit(bucket_index)
 NBINS = LogHist().counts.shape[0]
@@ -266,8 +273,8 @@ NIP = 40
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
  F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
- F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT) = range(32)
-NFP = 32
+ F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE) = range(33)
+NFP = 33
 # counters reset by Recorder.start (cnt) and kept (tot)
 (T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED, T_PAGE_READS, T_PAGE_PROGS,
  T_BUFFERED) = range(8)
@@ -359,6 +366,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     s_gc = fp[F_SSD_GC]
     s_wbuf = fp[F_SSD_WBUF]  # write buffer bytes
     s_unit = fp[F_SSD_UNIT]  # bytes of one multi-plane program
+    s_chrate = fp[F_SSD_CHRATE]  # channel bytes per second
     s_rbufp = ip[P_SSD_RBUFP]  # read buffer pages (-1: unbounded)
     s_pslow = ip[P_PROG_SLOW] != 0
     prog_code = ip[P_PROG_CODE]
@@ -1035,7 +1043,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     _, dp_die[dproc] = _ssd_die_of_page(dp_l0[dproc], s_nch, s_dpc)
                     dp_np[dproc] = (npages - 1 - g) // s_ndies + 1
                     dp_mode[dproc] = at_mode[x]
-                    dp_bytes[dproc] = at_size[x] * dp_np[dproc] / npages
+                    dp_bytes[dproc] = _ssd_group_bytes(rq_off[at_req[x]], at_size[x], s_page,
+                                                       at_first[x], npages, g, s_ndies)
                     dp_room[dproc] = 0
                     if at_mode[x] == SSD_READ and s_rbufp > 0:
                         dp_room[dproc] = min(dp_np[dproc], s_rbufp)
@@ -1063,8 +1072,12 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     k = -1
                 else:
                     k = K_SSD_AFTERCH
-            elif k == K_SSD_CGRANT:
-                act, a_delay, a_code = 1, dp_np[x] * s_xfer, (x << KB) | K_SSD_CXFER
+            elif k == K_SSD_CGRANT:  # a read moves its bytes, a program whole pages
+                if dp_mode[x] == SSD_READ:
+                    a_delay = dp_bytes[x] / s_chrate
+                else:
+                    a_delay = dp_np[x] * s_xfer
+                act, a_code = 1, (x << KB) | K_SSD_CXFER
                 k = -1
             elif k == K_SSD_CXFER:
                 release(r_ch0 + dp_die[x] // s_dpc)
@@ -1665,6 +1678,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         ip[P_DPCAP] = atcap * min(max_pages, dev.dies) + dev.dies
         fp[F_SSD_WBUF] = dev.write_buffer_bytes
         fp[F_SSD_UNIT] = dev.page_bytes * dev.planes_per_die
+        fp[F_SSD_CHRATE] = dev.channel_rate_Bps
         ip[P_SSD_RBUFP] = dev.read_buffer_pages
         prog_slow = dev.program_slow_s or dev.program_s
         ip[P_PROG_CODE] = dev.program_s.code

@@ -23,7 +23,7 @@ from ..devices.array import array_group_of, array_read_hit
 from ..devices.cloud import bucket_plan, bucket_take, io_units
 from ..devices.hdd import hdd_move_s, hdd_positioning_s, hdd_rotation_s
 from ..devices.raid import raid_rebuild_reads, raid_row_end
-from ..devices.ssd import ssd_die_of_page, ssd_page_slow, ssd_pages
+from ..devices.ssd import ssd_die_of_page, ssd_group_bytes, ssd_page_slow, ssd_pages
 from ..spec import SpecError
 
 __all__ = ["make_device", "GenericModel", "HddModel", "SsdModel", "CloudModel",
@@ -406,11 +406,11 @@ class SsdModel:
             )
         return total
 
-    def _channel(self, ch: int, pages: int):
-        if self.xfer_page > 0:
+    def _channel(self, ch: int, seconds: float):
+        if self.xfer_page > 0:  # (a finite channel rate)
             with self.channels[ch].request() as bus:
                 yield bus
-                yield self.env.timeout(pages * self.xfer_page)
+                yield self.env.timeout(seconds)
 
     def _read_die(self, die: int, ch: int, lpns: list[int], nbytes: float):
         spec = self.spec
@@ -422,7 +422,7 @@ class SsdModel:
             yield self.env.timeout(self._array_time(lpns, spec.read_s, spec.read_slow_s))
             if room:
                 yield from self.read_buffer.take(room)
-            yield from self._channel(ch, len(lpns))
+            yield from self._channel(ch, nbytes / spec.channel_rate_Bps)
             self.rec.unit_busy(-1)
         self.counters["page_reads"] += len(lpns)
         yield from self._link(self.link_out, nbytes)
@@ -434,7 +434,7 @@ class SsdModel:
         with self.dies[die].request() as unit:
             yield unit
             self.rec.unit_busy(+1)
-            yield from self._channel(ch, len(lpns))
+            yield from self._channel(ch, len(lpns) * self.xfer_page)
             t = self._array_time(lpns, spec.program_s, spec.program_slow_s)
             yield self.env.timeout(t + self.gc_extra * len(lpns))
             self.rec.unit_busy(-1)
@@ -463,7 +463,7 @@ class SsdModel:
             with self.dies[die].request() as unit:
                 yield unit
                 self.rec.unit_busy(+1)
-                yield from self._channel(ch, pages)
+                yield from self._channel(ch, pages * self.xfer_page)
                 prog = spec.program_slow_s if slow else spec.program_s
                 t = max(float(prog.sample(self.rng)) for _ in range(pages))  # multi-plane
                 yield self.env.timeout(t + self.gc_extra * pages)
@@ -486,10 +486,13 @@ class SsdModel:
         if spec.controller_overhead_s > 0:
             yield env.timeout(spec.controller_overhead_s)
         groups = self._groups(req)
-        pages = sum(len(lp) for _, _, lp in groups)
         if req.is_read:  # each die's share of the data crosses the link when it is ready
-            procs = [env.process(self._read_die(d, c, lp, req.size * len(lp) / pages))
-                     for d, c, lp in groups]
+            first, n = ssd_pages(req.offset, req.size, spec.page_bytes)
+            procs = [
+                env.process(self._read_die(d, c, lp, ssd_group_bytes(
+                    req.offset, req.size, spec.page_bytes, first, n, g, spec.dies)))
+                for g, (d, c, lp) in enumerate(groups)
+            ]
             yield simpy.AllOf(env, procs)
             return
         yield from self._link(self.link_in, req.size)
