@@ -1082,6 +1082,8 @@ def fit(
         bnds[k] = (lo, hi)
     mean_names = [n for n in names if n not in _SIM_ONLY]
     metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS if m in p.measured]
+    if model == "hdd":
+        _warn_reordering(train, warnings)
     n_res = len(metrics)
     dof = n_res - len(mean_names)
     if mean_names and dof <= 0:
@@ -1234,6 +1236,23 @@ def fit(
 
 
 SHAPES = ("lognormal", "measured")
+
+
+def _warn_reordering(train: list[_Point], warnings: list[str]) -> None:
+    """One actuator serving in order gives the same IOPS at every depth; a disk whose IOPS rise
+    with depth reorders its queue (NCQ, shortest positioning time first)."""
+    with_iops = sorted((p for p in train if "iops" in p.measured), key=lambda p: p.n)
+    if len(with_iops) < 2 or with_iops[0].n == with_iops[-1].n:
+        return
+    lo, hi = with_iops[0], with_iops[-1]
+    gain = hi.measured["iops"] / lo.measured["iops"] - 1
+    if gain > 0.15:
+        warnings.append(
+            f"IOPS rise {gain * 100:.0f} % from {lo.n} to {hi.n} outstanding I/Os: the disk "
+            "reorders its queue (NCQ), which the one-unit hdd model cannot follow; for "
+            "what-ifs simulate the HDD family (device.kind = 'hdd', device.scheduler = 'sptf', "
+            "e.g. the hdd-7200 preset) with the fitted host.overhead"
+        )
 
 
 def _measured_shape(train: list[_Point], warnings: list[str]) -> Quantiles:

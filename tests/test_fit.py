@@ -328,3 +328,15 @@ def test_measured_shape_needs_percentiles():
         fit(Curve(pts, x="numjobs"), shape="measured", verify=False)
     with pytest.raises(SpecError, match="unknown shape"):
         fit(Curve(pts, x="numjobs"), shape="bimodal")
+
+
+def test_hdd_model_warns_when_the_disk_reorders():
+    """IOPS that rise with depth are a disk reordering its queue (NCQ): say so."""
+    pts = [Results(iops=x, lat_mean_s=n / x, params={"iodepth": n, "numjobs": 1})
+           for n, x in ((1, 76.0), (4, 96.0), (16, 132.0), (32, 155.0))]
+    res = fit(Curve(pts, x="iodepth"), model="hdd", verify=False)
+    assert any("reorders its queue" in w and "104 %" in w for w in res.warnings)
+    flat = [Results(iops=333.0, lat_mean_s=n / 333.0, params={"iodepth": n, "numjobs": 1})
+            for n in (1, 4, 16)]
+    res = fit(Curve(flat, x="iodepth"), model="hdd", verify=False)
+    assert not any("reorders" in w for w in res.warnings)
