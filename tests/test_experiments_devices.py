@@ -28,7 +28,7 @@ def preset(name):
 def test_every_device_preset_loads_and_describes_itself():
     names = {"hdd-7200", "hdd-10k", "hdd-15k", "hdd-sata-iometer", "hdd-sata-fio",
              "raid0-12x-hdd-wbc", "nvme-intel-750", "cloud-qingcloud-ssd",
-             "cloud-qingcloud-capacity", "cloud-essd-1m"}
+             "cloud-qingcloud-capacity", "cloud-essd-1m", "cloud-uos-1tb"}
     assert names <= set(iosim.presets.names())
     described = dict(iosim.presets.catalogue())
     for name in names:
@@ -213,6 +213,36 @@ def test_intel_750_against_the_data_sheet():
     rnd = iosim.simulate(fresh, replace(wl, rw="randwrite", block_size_bytes=4096, numjobs=4,
                                         iodepth=32), ios=40000, warmup_ios=40000, seed=1)
     assert rnd.iops == pytest.approx(230e3, rel=0.5)
+
+
+# -- E9: the cloud disk whose SLA is its whole model ------------------------------------------
+
+
+def test_e9_cloud_disk_from_its_sla_alone():
+    """Caps of 6,000 IOPS and 170 MiB/s (the SLA, nothing fitted) against
+    data/e09_dd_iostat/cloud_disk.csv and the dd row of dd_iostat.csv."""
+    stack, wl = preset("cloud-uos-1tb")
+    def run(st=stack, ios=6000, **kw):
+        return iosim.simulate(st, replace(wl, **kw), ios=ios, seed=1)
+    fio = run(iodepth=32)
+    assert fio.iops == pytest.approx(5900, rel=0.05)
+    assert fio.lat_mean_s == pytest.approx(5.42e-3, rel=0.05)
+    iometer = run(iodepth=64, span_bytes="50GiB")
+    assert iometer.iops == pytest.approx(6042, rel=0.05)
+    assert iometer.lat_mean_s == pytest.approx(10.56e-3, rel=0.05)
+    seq = run(rw="write", block_size_bytes="512k", iodepth=64)
+    assert seq.bandwidth_Bps == pytest.approx(174226 * 1024, rel=0.05)  # fio: KiB/s
+    rd = run(rw="read", block_size_bytes="256k", iodepth=64, span_bytes="50GiB")
+    assert rd.bandwidth_Bps == pytest.approx(179.32e6, rel=0.05)  # IOMeter: 10^6-byte MB
+    wr = run(rw="write", block_size_bytes="512k", iodepth=64, span_bytes="50GiB")
+    assert wr.bandwidth_Bps == pytest.approx(164.07e6, rel=0.10)
+    # dd bs=32M, max_sectors_kb 256: 128 requests per write, the queue filling and draining
+    # once per dd write: about 64 in flight on average, await = 64 / 688 per s
+    dd = run(stack.with_(**{"block.max_sectors_bytes": "256k"}), ios=300, rw="write",
+             block_size_bytes="32m", iodepth=1)
+    assert dd.bandwidth_Bps == pytest.approx(179e6, rel=0.05)
+    assert dd.block_lat_mean_s == pytest.approx(93.47e-3, rel=0.10)
+    assert dd.avgrq_bytes == 256 * 1024
 
 
 # -- E4: the physical limits of a cloud claim -------------------------------------------------
