@@ -696,7 +696,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("fit", help="calibrate a stack model to measured points")
     sp.add_argument("files", nargs="+", metavar="FILE")
-    sp.add_argument("--model", required=True, choices=("generic", "ssd", "hdd", "cloud"))
+    sp.add_argument("--model", required=True, choices=("generic", "ssd", "hdd", "hdd-ncq", "cloud"))
     sp.add_argument(
         "--holdout",
         action="append",

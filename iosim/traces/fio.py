@@ -114,6 +114,9 @@ def _params_from_options(opts: dict) -> dict:
         p["block_size_bytes"] = bs
     if opts.get("bssplit"):
         p["bssplit"] = str(opts["bssplit"])
+    span = _first_size(opts.get("size"))  # the region the job's offsets fall in
+    if span:
+        p["span_bytes"] = span
     engine = opts.get("ioengine")
     if engine:
         p["ioengine"] = str(engine)
