@@ -330,6 +330,12 @@ class _Point:
 
 def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
     p = dict(r.params or {})
+    rate = _f(p.get("rate_iops"))
+    if rate:
+        raise SpecError(
+            f"{where}: a rate-limited point (rate_iops = {rate:g}) cannot be fitted yet; "
+            "fit points measured without a rate limit (a closed loop of numjobs x iodepth)"
+        )
     if "threads" in p and "numjobs" not in p:
         p["numjobs"] = p["threads"]
         p.setdefault("iodepth", 1)
@@ -379,8 +385,6 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None) ->
     for i, r in enumerate(items):
         where = f"point {i}" + (f" ({r.params['source']})" if r.params.get("source") else "")
         wl = _workload_of(r, base_workload, where)
-        if wl.open_loop:
-            raise SpecError(f"{where}: open-loop (rate_iops) points cannot be fitted yet")
         meas = {}
         for m in METRICS:
             v = _f(getattr(r, m, None))

@@ -367,3 +367,18 @@ def test_hdd_ncq_recovers_the_seek_of_a_reordering_disk():
     assert one_unit.mape["iops"] > 3 * ncq.mape["iops"]
     with pytest.raises(SpecError, match="simulates the device family"):
         fit(curve, model="hdd-ncq", shape="measured")
+
+
+def test_rate_limited_points_are_refused_not_fitted_as_closed_loops(tmp_path):
+    """fio's rate_iops throttles the issue: such a point is not N / (R + Z), so fitting it as a
+    closed loop would give a silently wrong model."""
+    from iosim import traces
+
+    doc = json.loads((DATA / "measured_kvm_virtio" / "randread-4k-qd1.json").read_text())
+    doc["jobs"][0]["job options"]["rate_iops"] = "500"
+    path = tmp_path / "rate_limited.json"
+    path.write_text(json.dumps(doc))
+    r = traces.read(path)[0]
+    assert r.params["rate_iops"] == 500
+    with pytest.raises(SpecError, match="rate-limited point .*cannot be fitted yet"):
+        fit(Curve([r], x="iodepth"), verify=False)

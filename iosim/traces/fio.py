@@ -117,6 +117,12 @@ def _params_from_options(opts: dict) -> dict:
     span = _first_size(opts.get("size"))  # the region the job's offsets fall in
     if span:
         p["span_bytes"] = span
+    rate = str(opts.get("rate_iops") or "").split(",", 1)[0].strip()
+    if rate:  # a rate-limited job (fio throttles its issue): not a plain closed loop
+        try:
+            p["rate_iops"] = float(rate)
+        except ValueError:
+            pass
     engine = opts.get("ioengine")
     if engine:
         p["ioengine"] = str(engine)
