@@ -1128,6 +1128,11 @@ def fit(
     base = base_stack if base_stack is not None else mdl.stack()
     if not isinstance(base, Stack):
         raise SpecError(f"fit: base_stack must be an iosim.Stack (got {type(base).__name__})")
+    if mdl.simulated and base.device.kind != mdl.stack().device.kind:
+        raise SpecError(
+            f"fit: the {model} model needs a base stack with device.kind "
+            f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
+        )
     if base.device.kind != "generic" and not mdl.simulated:
         raise SpecError(
             f"fit: device.kind {base.device.kind!r} cannot be fitted yet; the fit models use "

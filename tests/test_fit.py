@@ -367,6 +367,8 @@ def test_hdd_ncq_recovers_the_seek_of_a_reordering_disk():
     assert one_unit.mape["iops"] > 3 * ncq.mape["iops"]
     with pytest.raises(SpecError, match="simulates the device family"):
         fit(curve, model="hdd-ncq", shape="measured")
+    with pytest.raises(SpecError, match="needs a base stack with device.kind 'hdd'"):
+        fit(curve, model="hdd-ncq", base_stack=Stack())
 
 
 def test_rate_limited_points_are_refused_not_fitted_as_closed_loops(tmp_path):
