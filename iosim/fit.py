@@ -1184,8 +1184,8 @@ def fit(
         bnds[k] = (lo, hi)
     mean_names = [n for n in names if n not in _SIM_ONLY]
     metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS if m in p.measured]
-    if model == "hdd":
-        _warn_reordering(train, warnings)
+    if model in ("hdd", "hdd-ncq"):
+        _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
     n_res = len(metrics)
     dof = n_res - len(mean_names)
     if mean_names and dof <= 0:
@@ -1347,15 +1347,22 @@ def fit(
 SHAPES = ("lognormal", "measured")
 
 
-def _warn_reordering(train: list[_Point], warnings: list[str]) -> None:
+def _warn_reordering(train: list[_Point], warnings: list[str], reorders: bool = False) -> None:
     """One actuator serving in order gives the same IOPS at every depth; a disk whose IOPS rise
-    with depth reorders its queue (NCQ, shortest positioning time first)."""
+    with depth reorders its queue (NCQ, shortest positioning time first). Warn when the model
+    (``reorders``: hdd-ncq, else hdd) assumes the other."""
     with_iops = sorted((p for p in train if "iops" in p.measured), key=lambda p: p.n)
     if len(with_iops) < 2 or with_iops[0].n == with_iops[-1].n:
         return
     lo, hi = with_iops[0], with_iops[-1]
     gain = hi.measured["iops"] / lo.measured["iops"] - 1
-    if gain > 0.15:
+    if reorders and gain <= 0.15 and hi.n >= 8:
+        warnings.append(
+            f"IOPS change only {gain * 100:+.0f} % from {lo.n} to {hi.n} outstanding I/Os: "
+            "this disk does not reorder its queue (or a write cache destages at a fixed rate), "
+            "which the hdd-ncq model assumes; use --model hdd"
+        )
+    if not reorders and gain > 0.15:
         warnings.append(
             f"IOPS rise {gain * 100:.0f} % from {lo.n} to {hi.n} outstanding I/Os: the disk "
             "reorders its queue (NCQ), which the one-unit hdd model cannot follow; for "

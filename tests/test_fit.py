@@ -365,6 +365,11 @@ def test_hdd_ncq_recovers_the_seek_of_a_reordering_disk():
     assert ncq.stack.device.scheduler == "sptf"
     one_unit = fit(curve, model="hdd", ios=1000)
     assert one_unit.mape["iops"] > 3 * ncq.mape["iops"]
+    assert not any("does not reorder" in w for w in ncq.warnings)
+    flat = [Results(iops=333.0, lat_mean_s=n / 333.0, params={"iodepth": n, "numjobs": 1})
+            for n in (1, 4, 16)]
+    res = fit(Curve(flat, x="iodepth"), model="hdd-ncq", verify=False, fit_ios=200)
+    assert any("does not reorder its queue" in w for w in res.warnings)
     with pytest.raises(SpecError, match="simulates the device family"):
         fit(curve, model="hdd-ncq", shape="measured")
     with pytest.raises(SpecError, match="needs a base stack with device.kind 'hdd'"):
