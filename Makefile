@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(WARM): $(STAMP) $(ENGINE_SOURCES)
-	$(BIN)/python -m iosim.engine.warm
+	$(BIN)/python -m iosim.warmup
 	touch $(WARM)
 
 lab: $(WARM)

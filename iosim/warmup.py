@@ -1,6 +1,6 @@
 """Compile the fast engine once, at set-up, so the first simulation a user runs is quick.
 
-``make lab`` and ``make test`` run ``python -m iosim.engine.warm`` after installing. numba keeps
+``make lab`` and ``make test`` run ``python -m iosim.warmup`` after installing. numba keeps
 the compiled kernel in ``__pycache__`` beside the source (keyed on the source files), so later
 processes load it in a fraction of a second instead of compiling for a minute or two.
 """
@@ -13,8 +13,8 @@ import time
 
 def warm() -> float:
     """Run one tiny simulation per device family the fast engine runs; return the seconds spent."""
-    from .. import presets
-    from ..simulate import simulate
+    from . import presets
+    from .simulate import simulate
 
     t0 = time.perf_counter()
     for name in ("allflash-lun", "nvme-intel-750", "cloud-uos-1tb"):
@@ -24,8 +24,10 @@ def warm() -> float:
 
 
 def main() -> int:
-    print("iosim: preparing the fast engine (numba compiles it once per checkout: a minute or two)...",
-          flush=True)
+    print(
+        "iosim: preparing the fast engine (numba compiles it once per checkout, a minute or two)",
+        flush=True,
+    )
     seconds = warm()
     print(f"iosim: fast engine ready ({seconds:.0f} s)", flush=True)
     return 0
