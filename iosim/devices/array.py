@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, SpecError, fld
+from .base import DeviceFamily
 
 __all__ = ["ArrayDevice", "array_group_of", "array_read_hit"]
 
@@ -53,11 +54,12 @@ def _group_spec(value: Any):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ArrayDevice(Spec):
+class ArrayDevice(DeviceFamily, Spec):
     """An array of ``groups`` identical back-end groups behind cached front-end controllers."""
 
     section = "device"
     kind: ClassVar[str] = "array"
+    degraded_field: ClassVar[str | None] = None  # no unit count to lower
 
     frontend_units: int = fld(8, "int")
     frontend_s: Distribution = fld(Deterministic(50e-6), "dist")

@@ -31,6 +31,7 @@ from typing import ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, SpecError, fld
+from .base import Caps, DeviceFamily, known_quantile_s, mixed_cap
 
 __all__ = ["CloudDevice", "bucket_take", "bucket_plan", "io_units"]
 
@@ -89,7 +90,7 @@ def bucket_plan(spec: CloudDevice) -> list[tuple[str, float, float, str]]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CloudDevice(Spec):
+class CloudDevice(DeviceFamily, Spec):
     """A network block volume. Defaults: an uncapped volume with a 0.5 ms floor."""
 
     section = "device"
@@ -150,6 +151,27 @@ class CloudDevice(Spec):
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time a back-end unit is held by a read of ``size_bytes``."""
         return self.latency.mean_s + size_bytes / self.media_rate_Bps
+
+    def rate_caps(self, size_bytes: float, read_fraction: float) -> Caps:
+        """The token buckets' long-run caps for the mix; an I/O larger than ``io_unit_bytes``
+        pays one IOPS token per unit."""
+        shared = self.cap_model == "shared"
+        iops = mixed_cap(self.iops_limit, self.read_iops_limit, self.write_iops_limit,
+                         read_fraction, shared)
+        if iops is not None:
+            iops /= max(1, math.ceil(size_bytes / self.io_unit_bytes))
+        bw = mixed_cap(self.bandwidth_limit_Bps, self.read_bandwidth_limit_Bps,
+                       self.write_bandwidth_limit_Bps, read_fraction, shared)
+        return iops, bw
+
+    def service_quantile_s(self, q: float, read_fraction: float = 1.0) -> float | None:
+        """The latency floor's quantile: of reads, or the smaller of reads' and writes' in a
+        mix with writes of their own latency."""
+        dists = [self.latency]
+        if read_fraction < 1 and self.write_latency is not None:
+            dists.append(self.write_latency)
+        known = [known_quantile_s(d, q) for d in dists]
+        return None if None in known else min(known)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

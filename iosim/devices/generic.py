@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
+from .base import DeviceFamily, known_quantile_s
 
 __all__ = ["GenericDevice", "generic_service_s"]
 
@@ -25,7 +26,7 @@ def generic_service_s(base_s: float, size_bytes: float, media_rate_Bps: float) -
 
 
 @dataclass(frozen=True, kw_only=True)
-class GenericDevice(Spec):
+class GenericDevice(DeviceFamily, Spec):
     section = "device"
     kind: ClassVar[str] = "generic"
 
@@ -40,6 +41,9 @@ class GenericDevice(Spec):
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time one unit is held by a request of ``size_bytes``."""
         return generic_service_s(self.service.mean_s, size_bytes, self.media_rate_Bps)
+
+    def service_quantile_s(self, q: float, read_fraction: float = 1.0) -> float | None:
+        return known_quantile_s(self.service, q)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

@@ -47,6 +47,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..spec import Spec, SpecError, fld
+from .base import DeviceFamily
 
 __all__ = [
     "HddDevice",
@@ -233,11 +234,12 @@ def hdd_transfer_s(track_start: float, track_end: float, rpm: float):
 
 
 @dataclass(frozen=True, kw_only=True)
-class HddDevice(Spec):
+class HddDevice(DeviceFamily, Spec):
     """A hard disk drive. Defaults: the generic 7200 rpm SATA drive of experiment E5."""
 
     section = "device"
     kind: ClassVar[str] = "hdd"
+    degraded_field: ClassVar[str | None] = None  # no unit count to lower
 
     capacity_bytes: float = fld(1000e9, "size")
     sector_bytes: float = fld(512, "size")
@@ -388,6 +390,16 @@ class HddDevice(Spec):
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time the actuator is held by a random request over the whole disk (FIFO)."""
         return self.random_service_s(size_bytes)
+
+    def unit_service_s(
+        self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None
+    ) -> float | None:
+        """FIFO random I/O over the span: the mean seek over it plus half a revolution; with
+        reordering (SPTF) or sequential I/O only the command overhead and the transfer at the
+        outer-zone rate are sure."""
+        if self.scheduler != "fifo" or not random:
+            return self.overhead_s + size_bytes / self.media_rate_od_Bps
+        return float(self.random_service_s(size_bytes, span_bytes))
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

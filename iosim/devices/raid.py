@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..spec import Spec, SpecError, fld
+from .base import DeviceFamily
 
 __all__ = [
     "RaidDevice",
@@ -291,7 +292,7 @@ def _member_spec(value: Any):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RaidDevice(Spec):
+class RaidDevice(DeviceFamily, Spec):
     """A RAID set of ``members`` identical member devices (any family)."""
 
     section = "device"
@@ -428,6 +429,17 @@ class RaidDevice(Spec):
         """Mean time a member unit is held by a random read of ``size_bytes`` (so that
         ``units / mean_service_s`` is the members' read ceiling)."""
         return self.member.mean_service_s(min(size_bytes, self.stripe_unit_bytes))
+
+    def degraded(self) -> tuple[RaidDevice, str]:
+        """Degraded mode as the family models it: member 0 failed from the start."""
+        if self.failed_member is not None:
+            raise SpecError(f"device.failed_member is already {self.failed_member}: a second "
+                            "failed member is not modelled")
+        try:
+            spec = self.with_(failed_member=0, fail_at_s=0.0)
+        except SpecError as exc:
+            raise SpecError(f"cannot fail a member: {exc}") from None
+        return spec, f"device.failed_member 0: RAID {self.level} degraded"
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

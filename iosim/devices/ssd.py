@@ -55,6 +55,7 @@ from scipy.special import lambertw
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
+from .base import DeviceFamily
 
 __all__ = [
     "SsdDevice",
@@ -150,11 +151,12 @@ def ssd_gc_extra_s(write_amplification: float, read_s: float, program_s: float,
 
 
 @dataclass(frozen=True, kw_only=True)
-class SsdDevice(Spec):
+class SsdDevice(DeviceFamily, Spec):
     """A NAND flash SSD. Defaults: a small MLC drive (MQSim/SimpleSSD-like geometry)."""
 
     section = "device"
     kind: ClassVar[str] = "ssd"
+    degraded_field: ClassVar[str | None] = None  # no unit count to lower
 
     channels: int = fld(8, "int")
     dies_per_channel: int = fld(4, "int")

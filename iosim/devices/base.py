@@ -1,0 +1,158 @@
+"""The device-family interface: what every family tells the rest of iosim about itself.
+
+A family is a spec class (a frozen dataclass in SI units) that inherits :class:`DeviceFamily`
+and overrides what differs from the defaults here. Everything outside ``iosim/devices/`` and
+the engines' family plumbing asks these methods instead of testing ``kind`` or probing fields:
+
+==========================  ===================================================================
+member                      what it says
+==========================  ===================================================================
+``kind``                    the family's name in TOML (``device.kind``)
+``units``                   how many requests the device serves at once (1 for a disk)
+``warmup_ios``              completions to run before measuring (caches fill, GC settles)
+``unit_service_s``          a lower bound on the mean time one request holds a unit, for the
+                            workload's pattern: ``units / unit_service_s`` bounds the IOPS
+``rate_caps``               administrative caps for a read/write mix: (IOPS, bytes/s) or None
+``service_quantile_s``      the q-quantile of the service time where it is known (latency
+                            floors of plans and claims), else None
+``degraded``                the spec with one unit or member failed, and a line saying so
+``limits``                  the above gathered for one request size and workload
+==========================  ===================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..spec import SpecError
+
+#: administrative caps: (IOPS, bytes/s), None where there is no cap
+Caps = tuple[float | None, float | None]
+
+__all__ = ["Caps", "DeviceFamily", "DeviceLimits", "known_quantile_s", "mixed_cap"]
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """What a device spec tells about its own limits for requests of one size.
+
+    ``units / unit_service_s`` is an upper bound on the IOPS the mechanism can serve;
+    ``iops_cap`` and ``bandwidth_cap_Bps`` are administrative caps (cloud volumes). A field is
+    None where the family cannot say."""
+
+    units: int
+    unit_service_s: float | None = None
+    iops_cap: float | None = None
+    bandwidth_cap_Bps: float | None = None
+
+    @property
+    def max_iops(self) -> float:
+        """The tightest of the unit bound and the caps, for requests of this size."""
+        bounds = [math.inf]
+        if self.unit_service_s:
+            bounds.append(self.units / self.unit_service_s)
+        if self.iops_cap:
+            bounds.append(self.iops_cap)
+        return min(bounds)
+
+
+def known_quantile_s(dist: Any, q: float) -> float | None:
+    """The q-quantile of a service distribution where it is known in closed form
+    (deterministic, exponential), else None."""
+    from ..dists import Deterministic, Exponential
+
+    if isinstance(dist, Deterministic):
+        return dist.mean_s
+    if isinstance(dist, Exponential):
+        return -dist.mean_s * math.log1p(-q)
+    return None
+
+
+def _positive(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok and math.isfinite(value) and value > 0 else None
+
+
+def mixed_cap(
+    total: float | None,
+    read: float | None,
+    write: float | None,
+    read_fraction: float,
+    shared: bool,
+) -> float | None:
+    """The long-run cap for a mix with ``read_fraction`` reads, from a total cap and caps per
+    direction, separate (each direction its own budget) or shared (one budget that reads and
+    writes draw on at different costs). Infinite or missing caps do not bind."""
+    total, read, write = _positive(total), _positive(read), _positive(write)
+    rf = read_fraction
+    caps = [total] if total is not None else []
+    if shared and (read is not None or write is not None):
+        cost = (rf / read if read else 0.0) + ((1 - rf) / write if write else 0.0)
+        if cost > 0:
+            caps.append(1.0 / cost)
+    else:
+        if read is not None and rf > 0:
+            caps.append(read / rf)
+        if write is not None and rf < 1:
+            caps.append(write / (1 - rf))
+    return min(caps) if caps else None
+
+
+class DeviceFamily:
+    """Defaults for a device family; each family's spec class overrides what differs."""
+
+    kind: ClassVar[str] = "?"
+    #: the failed-unit field ``degraded`` lowers by one (None: the family cannot run degraded)
+    degraded_field: ClassVar[str | None] = "units"
+
+    @property
+    def warmup_ios(self) -> int:
+        return 0
+
+    def mean_service_s(self, size_bytes: float) -> float:  # pragma: no cover - every family
+        raise NotImplementedError
+
+    def unit_service_s(
+        self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None
+    ) -> float | None:
+        """A lower bound on the mean time one request of ``size_bytes`` holds a unit, for a
+        random (or sequential) pattern over ``span_bytes``; None where the family cannot say."""
+        return _positive(self.mean_service_s(size_bytes))
+
+    def rate_caps(self, size_bytes: float, read_fraction: float) -> Caps:
+        """Administrative caps (IOPS, bytes/s) for requests of ``size_bytes`` in a mix with
+        ``read_fraction`` reads; (None, None) for a device without caps."""
+        return None, None
+
+    def service_quantile_s(self, q: float, read_fraction: float = 1.0) -> float | None:
+        """The q-quantile (0 < q < 1) of a request's service time, where the family knows it
+        in closed form (media transfer excluded); None otherwise."""
+        return None
+
+    def degraded(self) -> tuple[Any, str]:
+        """The spec with one unit or member failed, and a line that says what changed."""
+        name = self.degraded_field
+        now = getattr(self, name, None) if name else None
+        if not isinstance(now, int):
+            raise SpecError(f"device.kind {self.kind!r} cannot run with a unit failed")
+        if now <= 1:
+            raise SpecError(f"one member failed leaves no member (device.{name} = {now})")
+        try:
+            spec = self.with_(**{name: now - 1})
+        except SpecError as exc:
+            raise SpecError(f"cannot fail a member: {exc}") from None
+        return spec, f"device.{name} {now} -> {now - 1}"
+
+    def limits(
+        self, size_bytes: float, *, read_fraction: float = 1.0, random: bool = True,
+        span_bytes: float | None = None,
+    ) -> DeviceLimits:
+        """:class:`DeviceLimits` for requests of ``size_bytes`` in the given pattern."""
+        try:
+            svc = self.unit_service_s(size_bytes, random=random, span_bytes=span_bytes)
+        except (ArithmeticError, ValueError):
+            svc = None
+        iops_cap, bw_cap = self.rate_caps(size_bytes, read_fraction)
+        return DeviceLimits(int(self.units), svc, iops_cap, bw_cap)
