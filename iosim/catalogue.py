@@ -130,6 +130,7 @@ class Claim:
     bandwidth_Bps: float | None = None
     queue_depth: float | None = None
     latency_s: float | None = None
+    latency_max_s: float | None = None  # a bound ("sub-ms" = 1 ms), not a stated latency
     medium: str | None = None
     interface: str | None = None
     transport: str | None = None

@@ -459,6 +459,8 @@ class MediumVerdict:
     every_die_busy: bool = False
     spindle_iops: float | None = None  # HDD: most IOPS one spindle gives (deep queue, NCQ)
     binding: str = ""  # one sentence: why infeasible (empty when feasible)
+    reason: str = ""  # the physical fact behind ``binding`` (without the claim's need)
+    factor: float | None = None  # by how much the binding check is missed (> 1)
     fixes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -633,15 +635,13 @@ def _check_medium(cat, med, claim, allowed, allowed_why, extra_floor, faster):
     lo, hi = m_lo + extra_floor[0], m_hi + extra_floor[1]
     min_qd = iops * lo
     margin = None if allowed is None else lo / allowed
-    feasible, binding, fixes = True, "", []
+    feasible, binding, reason, factor, fixes = True, "", "", None, []
     if margin is not None and margin > 1 + TOLERANCE:
-        feasible = False
-        binding = (
-            f"needs {fmt_us_ms(allowed)} per I/O {allowed_why}; {what}: "
-            f"infeasible by {_ratio(margin)}"
-        )
-        if not math.isclose(hi, lo):
-            binding += f" ({_ratio(hi / allowed)} at the slowest)"
+        feasible, factor = False, margin
+        reason = f"{what}: infeasible by {_ratio(margin)}"
+        if _ratio(hi / allowed) != _ratio(margin):
+            reason += f" ({_ratio(hi / allowed)} at the slowest)"
+        binding = f"needs {fmt_us_ms(allowed)} per I/O {allowed_why}; {reason}"
         fixes.append(f"QD >= {_qd_needed(min_qd):,} (at the fastest {med.label} floor)")
     in_flight = dies = None
     every = False
@@ -650,9 +650,10 @@ def _check_medium(cat, med, claim, allowed, allowed_why, extra_floor, faster):
         in_flight, dies, every, text = _nand_parallelism(
             cat, med, iops, r, claim["block_bytes"], claim["capacity_bytes"]
         )
+        if text and feasible:
+            feasible, binding, reason = False, text, text
+            factor = in_flight / (dies[1] * cat.figure("nand_planes_per_die").upper)
         if text:
-            feasible = False
-            binding = binding or text
             fixes.append("a larger capacity (more dies)")
     if med.family == "hdd":
         gain = cat.figure("hdd_ncq_gain").upper
@@ -660,13 +661,14 @@ def _check_medium(cat, med, claim, allowed, allowed_why, extra_floor, faster):
         positioning = cat.figure(med.seek).low + 30.0 / med.rpm  # reads and writes alike
         spindle = (1.0 if qd is not None and qd <= 1 else gain) / positioning
         if iops > spindle * (1 + TOLERANCE):
-            feasible = False
             need = iops / spindle
-            binding = binding or (
-                f"one {med.label} spindle gives at most {fmt_iops(spindle)} "
-                f"({what}; deep-queue reordering gains at most "
-                f"{gain:g}x {cat.cite('hdd_ncq_gain')}): infeasible by {_ratio(need)}"
-            )
+            if feasible:
+                feasible, factor = False, need
+                binding = reason = (
+                    f"one {med.label} spindle gives at most {fmt_iops(spindle)} "
+                    f"({what}; deep-queue reordering gains at most "
+                    f"{gain:g}x {cat.cite('hdd_ncq_gain')}): infeasible by {_ratio(need)}"
+                )
             fixes.append(f"{math.ceil(need):,} spindles")
     if not feasible and faster:
         fixes.append("a faster medium: " + ", ".join(faster))
@@ -682,6 +684,8 @@ def _check_medium(cat, med, claim, allowed, allowed_why, extra_floor, faster):
         every_die_busy=every,
         spindle_iops=spindle,
         binding=binding,
+        reason=reason,
+        factor=factor,
         fixes=tuple(fixes),
     )
 
@@ -699,12 +703,18 @@ def _check_link(cat, iface, needed, required_qd, qd, used):
     words = [f"{iface.label} carries {_range_text(*payload, fmt_rate)} of payload"]
     words[-1] += " " + cat.cite(cat.figure(iface.lane))
     if needed is not None:
-        share = needed / payload[0]
-        words.append(f"the claim moves {fmt_rate(needed)} ({share:.0%} of the low end)")
+        raw = iface.lanes * cat.figure(iface.lane).low
+        words.append(
+            f"the claim moves {fmt_rate(needed)}, {100 * needed / raw:.3g} % of the line rate"
+        )
+        if iface.efficiency:
+            eff = cat.figure(iface.efficiency)
+            words[-1] += (
+                f" after encoding (published protocol efficiency "
+                f"{100 * eff.low:.0f}-{100 * eff.upper:.0f} % {cat.cite(eff)})"
+            )
         if not feasible:
             words.append(f"infeasible by {_ratio(needed / payload[1])}")
-        elif bound:
-            words.append("bound by the link")
     limit, queue_ok = None, True
     if iface.queue is not None:
         limit = cat.figure(iface.queue).upper
@@ -879,40 +889,44 @@ def check_physics(
 
 
 def _physics_verdict(verdicts, link, one_medium, allowed, why):
+    """(verdict, one-sentence summary) from the per-medium and link results."""
     bad_link = link is not None and not (link.feasible and link.queue_ok)
+    checked_link = link is not None and not math.isnan(link.needed_Bps)
     bad = [m for m in verdicts if not m.feasible]
     good = [m for m in verdicts if m.feasible]
+    tail = ""
+    if link is not None and link.link_bound and not bad_link:
+        tail = f" Bound by the link: {link.text}."
+    if bad_link:
+        return "INFEASIBLE", f"INFEASIBLE on {link.label}: {link.text}."
     if one_medium:
         (m,) = verdicts
         if not m.feasible:
             return "INFEASIBLE", f"INFEASIBLE on {m.label}: {m.binding}."
-        if bad_link:
-            return "INFEASIBLE", f"INFEASIBLE on {link.label}: {link.text}."
-        if allowed is None:
+        if allowed is None and not checked_link and m.dies is None:
             return "NOT CONTRADICTED", (
                 f"not contradicted on {m.label}: it needs at least "
                 f"{_qd_needed(m.min_queue_depth):,} I/Os in flight at the fastest floor."
             )
-        return "FEASIBLE", f"FEASIBLE on {m.label} (floor {_range_text(*m.floor_s)} per I/O)."
-    if bad_link:
-        return "INFEASIBLE", f"INFEASIBLE on {link.label}: {link.text}."
+        return "FEASIBLE", (
+            f"FEASIBLE on {m.label} (floor {_range_text(*m.floor_s)} per I/O; at least "
+            f"{_qd_needed(m.min_queue_depth):,} I/Os in flight).{tail}"
+        )
     if not good:
-        return "INFEASIBLE", "INFEASIBLE on every medium in the catalogue: " + bad[0].binding + "."
+        return "INFEASIBLE", f"INFEASIBLE on every medium in the catalogue: {bad[0].binding}."
     if not bad:
-        if allowed is None:
+        if allowed is None and not checked_link:
             return "NOT CONTRADICTED", (
-                "not contradicted by any medium's floor (no queue depth or latency given)."
+                "not contradicted by any medium's floor (give a queue depth or a latency)."
             )
-        return "FEASIBLE", "FEASIBLE on every medium in the catalogue."
-    names = ", ".join(m.label for m in bad)
-    head = f"INFEASIBLE on {names}"
+        return "FEASIBLE", f"FEASIBLE on every medium in the catalogue.{tail}"
+    head = "INFEASIBLE on " + ", ".join(m.label for m in bad)
     if allowed is not None:
         head += f": needs {fmt_us_ms(allowed)} per I/O {why}"
-        closest = min((m for m in bad if m.margin), key=lambda m: m.margin, default=None)
-        if closest is not None:
-            head += f"; the fastest of them: {closest.binding.split('; ', 1)[-1]}"
+    closest = min(bad, key=lambda m: m.factor or math.inf)
+    head += f"; the closest, {closest.reason}"
     ok = ", ".join(f"{m.label} ({_range_text(*m.floor_s)})" for m in good)
-    return "FEASIBLE ONLY ON SOME MEDIA", f"{head}; possible on {ok}."
+    return "FEASIBLE ONLY ON SOME MEDIA", f"{head}; possible on {ok}.{tail}"
 
 
 # --------------------------------------------------------------------------- text
@@ -1012,3 +1026,124 @@ def _physics_text(p: PhysicsCheck) -> str:
     lines.append("Sources:")
     lines.extend(f"  [{k}] {cat.sources[k].cite()}" for k in p.sources)
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- published claims
+
+
+@dataclass(frozen=True)
+class PublishedCheck:
+    """A published claim of the catalogue run through both checkers."""
+
+    key: str
+    label: str
+    source: str  # the catalogue's source key
+    physics: PhysicsCheck
+    limits: ClaimCheck | None  # Little's law / bandwidth cap (when latency or cap given)
+    feasible: bool
+    binding: str  # one sentence: what limits the claim (or "" when nothing does)
+    #: I/Os in flight the claim needs (Little's law): at its stated latency, else at the
+    #: fastest floor; the upper end at a stated bound ("sub-ms").  A stated QD below the low
+    #: end shows up as infeasible.
+    in_flight: tuple[float, float]
+    max_block_bytes: float | None  # largest block at which IOPS and the bandwidth cap both hold
+    categories: tuple[str, ...]  # infeasible, deep-queue, every-die-busy, link-bound
+
+    def row(self) -> dict[str, Any]:
+        lo, hi = (math.ceil(x * (1 - TOLERANCE)) for x in self.in_flight)
+        return {
+            "claim": self.key,
+            "label": self.label,
+            "verdict": "feasible" if self.feasible else "INFEASIBLE",
+            "needs in flight": f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}",
+            "max block": "" if self.max_block_bytes is None else fmt_bytes(self.max_block_bytes),
+            "categories": ", ".join(self.categories),
+            "binding": self.binding,
+            "source": self.source,
+        }
+
+
+def _published_binding(c, physics, limits, considered, in_flight) -> tuple[list[str], str]:
+    cats, binding = [], ""
+    if limits is not None and not limits.feasible:
+        cats.append("infeasible")
+        binding = next(lim.explain for lim in limits.limits if lim.binding)
+    elif physics.verdict == "INFEASIBLE":
+        cats.append("infeasible")
+        binding = physics.summary
+    if in_flight[0] > DEEP_QUEUE * (1 + TOLERANCE):
+        cats.append("deep-queue")
+        lo = math.ceil(in_flight[0] * (1 - TOLERANCE))
+        binding = binding or f"holds only with >= {lo:,} I/Os in flight (QD x jobs)"
+    busy = [m for m in considered if m.every_die_busy]
+    if busy:
+        m = busy[0]
+        cats.append("every-die-busy")
+        binding = binding or (
+            f"needs {m.reads_in_flight:.3g} NAND page reads in flight; "
+            f"{_prefixed(c.capacity_bytes, 'B')} of {m.label} is {m.dies[0]:.3g}-{m.dies[1]:.3g} "
+            "dies: every die busy"
+        )
+    if physics.link is not None and physics.link.link_bound:
+        cats.append("link-bound")
+        binding = binding or physics.link.text
+    return cats, binding
+
+
+def check_published(claim: Any) -> PublishedCheck:
+    """Run a published claim (a key of the catalogue's ``[claim.*]`` or a
+    :class:`iosim.catalogue.Claim`) through :func:`check_physics` and, when it states a latency
+    or a bandwidth cap, :func:`check_claim`.
+
+    For a drive the stated bandwidth *is* the claim (IOPS = bandwidth / block); for a cloud
+    volume it is a cap that IOPS x block size must stay under.  A latency bound
+    (``latency_max_s``: "sub-ms") is checked against the floors but gives only an upper end
+    of the I/Os in flight; the lower end is IOPS x the fastest floor.
+    """
+    cat = catalogue.load()
+    c = cat.claims[claim] if isinstance(claim, str) else claim
+    cap = c.bandwidth_Bps if c.kind == "cloud" else None
+    physics = check_physics(
+        iops=c.claimed_iops,
+        block_bytes=c.block_bytes,
+        queue_depth=c.queue_depth,
+        latency_s=c.latency_s if c.latency_s is not None else c.latency_max_s,
+        medium=c.medium,
+        interface=c.interface,
+        transport=c.transport,
+        capacity_bytes=c.capacity_bytes,
+    )
+    limits = None
+    if c.latency_s is not None or cap is not None:
+        limits = check_claim(
+            iops=c.claimed_iops,
+            block_bytes=c.block_bytes,
+            latency_s=c.latency_s,
+            queue_depth=c.queue_depth,
+            bandwidth_cap_Bps=cap,
+        )
+    considered = [m for m in physics.media if m.medium == c.medium] or list(physics.media)
+    at_floor = min(m.min_queue_depth for m in considered if m.feasible) if any(
+        m.feasible for m in considered
+    ) else min(m.min_queue_depth for m in considered)
+    low = c.claimed_iops * c.latency_s if c.latency_s is not None else at_floor
+    high = low if c.latency_max_s is None else max(low, c.claimed_iops * c.latency_max_s)
+    in_flight = (low, high)
+    cats, binding = _published_binding(c, physics, limits, considered, in_flight)
+    return PublishedCheck(
+        key=c.key,
+        label=c.label,
+        source=c.source,
+        physics=physics,
+        limits=limits,
+        feasible=physics.feasible and (limits is None or limits.feasible),
+        binding=binding,
+        in_flight=in_flight,
+        max_block_bytes=None if limits is None else limits.max_block_bytes,
+        categories=tuple(cats),
+    )
+
+
+def published_table() -> list[dict[str, Any]]:
+    """Every published claim of the catalogue, checked: one row each (for docs and notebooks)."""
+    return [check_published(key).row() for key in catalogue.load().claims]
