@@ -135,6 +135,7 @@ class Claim:
     interface: str | None = None
     transport: str | None = None
     capacity_bytes: float | None = None
+    read_fraction: float = 1.0
     note: str = ""
 
     @property

@@ -1112,6 +1112,7 @@ def check_published(claim: Any) -> PublishedCheck:
         interface=c.interface,
         transport=c.transport,
         capacity_bytes=c.capacity_bytes,
+        read_fraction=c.read_fraction,
     )
     limits = None
     if c.latency_s is not None or cap is not None:

@@ -556,3 +556,13 @@ def test_cli_bad_physics_flags_are_one_line_errors(capsys, flag, match):
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and match in lines[0]
+
+
+def test_the_docs_table_shows_the_verdicts_the_checker_gives():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "claims.md").read_text()
+    for key, claim in CAT.claims.items():
+        line = next(row for row in doc.splitlines() if row.startswith(f"| {claim.label} |"))
+        verdict = "feasible" if check_published(key).feasible else "INFEASIBLE"
+        assert f"**{verdict}**" in line, key
