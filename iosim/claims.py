@@ -1148,3 +1148,14 @@ def check_published(claim: Any) -> PublishedCheck:
 def published_table() -> list[dict[str, Any]]:
     """Every published claim of the catalogue, checked: one row each (for docs and notebooks)."""
     return [check_published(key).row() for key in catalogue.load().claims]
+
+
+def published_text(rows: list[dict[str, Any]] | None = None) -> str:
+    """:func:`published_table` as an aligned text table (claim, verdict, in flight, block)."""
+    rows = published_table() if rows is None else rows
+    header = ("claim", "verdict", "needs in flight", "largest block", "stands out")
+    body = [
+        (r["claim"], r["verdict"], r["needs in flight"], r["max block"], r["categories"])
+        for r in rows
+    ]
+    return "\n".join(_table(header, body))
