@@ -455,6 +455,7 @@ class MediumVerdict:
     margin: float | None  # floor / allowed time per I/O (> 1: infeasible by that factor)
     min_queue_depth: float  # I/Os that must be in flight at the fastest floor
     reads_in_flight: float | None = None  # NAND page reads busy at once (dies x planes)
+    dies_programming: float | None = None  # NAND dies programming at once, sustained writes
     dies: tuple[float, float] | None = None  # dies in the stated capacity
     every_die_busy: bool = False
     spindle_iops: float | None = None  # HDD: most IOPS one spindle gives (deep queue, NCQ)
@@ -472,6 +473,7 @@ class MediumVerdict:
             "margin": self.margin,
             "min_queue_depth": self.min_queue_depth,
             "reads_in_flight": self.reads_in_flight,
+            "dies_programming": self.dies_programming,
             "dies": None if self.dies is None else list(self.dies),
             "every_die_busy": self.every_die_busy,
             "spindle_iops": self.spindle_iops,
@@ -643,7 +645,7 @@ def _check_medium(cat, med, claim, allowed, allowed_why, extra_floor, faster):
             reason += f" ({_ratio(hi / allowed)} at the slowest)"
         binding = f"needs {fmt_us_ms(allowed)} per I/O {allowed_why}; {reason}"
         fixes.append(f"QD >= {_qd_needed(min_qd):,} (at the fastest {med.label} floor)")
-    in_flight = dies = None
+    in_flight = dies = programming = None
     every = False
     spindle = None
     if med.family == "nand":
@@ -655,6 +657,9 @@ def _check_medium(cat, med, claim, allowed, allowed_why, extra_floor, faster):
             factor = in_flight / (dies[1] * cat.figure("nand_planes_per_die").upper)
         if text:
             fixes.append("a larger capacity (more dies)")
+        if r < 1 and med.die_program and claim["block_bytes"]:
+            rate = cat.figure(med.die_program).upper  # fastest die: fewest dies needed
+            programming = iops * (1 - r) * claim["block_bytes"] / rate
     if med.family == "hdd":
         gain = cat.figure("hdd_ncq_gain").upper
         qd = claim["queue_depth"]
@@ -680,6 +685,7 @@ def _check_medium(cat, med, claim, allowed, allowed_why, extra_floor, faster):
         margin=margin,
         min_queue_depth=min_qd,
         reads_in_flight=in_flight,
+        dies_programming=programming,
         dies=dies,
         every_die_busy=every,
         spindle_iops=spindle,
@@ -839,6 +845,8 @@ def check_physics(
         used.update(f for f in (med.read, med.seek) if f)
         if med.family == "nand" and capacity is not None and med.die_bits:
             used.update((med.die_bits, "nand_planes_per_die", "nand_page_bytes"))
+        if med.family == "nand" and r < 1 and med.die_program and bs is not None:
+            used.add(med.die_program)
         if med.family == "hdd":
             used.add("hdd_ncq_gain")
         verdicts.append(_check_medium(cat, med, claim, allowed, why, extra, faster))
@@ -992,6 +1000,8 @@ def _physics_text(p: PhysicsCheck) -> str:
         extra = ""
         if m.reads_in_flight is not None:
             extra = f"{m.reads_in_flight:.3g} page reads busy"
+            if m.dies_programming is not None:
+                extra += f", {m.dies_programming:.3g} dies programming"
             if m.dies is not None:
                 extra += f" / {m.dies[0]:.3g}-{m.dies[1]:.3g} dies"
         elif m.spindle_iops is not None:

@@ -566,3 +566,16 @@ def test_the_docs_table_shows_the_verdicts_the_checker_gives():
         line = next(row for row in doc.splitlines() if row.startswith(f"| {claim.label} |"))
         verdict = "feasible" if check_published(key).feasible else "INFEASIBLE"
         assert f"**{verdict}**" in line, key
+
+
+def test_writes_have_no_media_floor_but_need_dies_programming():
+    # 70 % reads: the mean time per I/O can be no less than 0.7 x the fastest page read
+    r = check_physics(iops=200e3, block_bytes=16384, queue_depth=8, read_fraction=0.7,
+                      medium="tlc", capacity_bytes=1e12)
+    (m,) = r.media
+    assert m.floor_s[0] == pytest.approx(0.7 * TLC_READ.low)
+    # 60K writes/s x 16 KiB = 983 MB/s over the fastest die's 184 MB/s: >= 5.3 dies programming
+    fastest = CAT.figure("nand_tlc_die_program_Bps").upper
+    assert m.dies_programming == pytest.approx(200e3 * 0.3 * 16384 / fastest)
+    assert "isscc21" in r.sources
+    assert check_physics(iops=1e6, queue_depth=1, read_fraction=0.0, medium="tlc").feasible
