@@ -798,7 +798,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--qd")
     sp.add_argument("--rw", default="randread", help="fio's rw mode (default randread)")
     sp.add_argument("--rwmixread", default="50", help="%% reads for rw/randrw (default 50)")
-    sp.add_argument("--medium", help="slc, mlc, tlc, qlc, znand, xpoint, hdd5400/7200/10k/15k")
+    sp.add_argument("--medium", help="slc mlc tlc qlc znand xpoint hdd5400 hdd7200 hdd10k hdd15k")
     sp.add_argument("--interface", help="sata, sas12, sas24, pcie3/4/5 x1/x2/x4/x8/x16")
     sp.add_argument("--transport", help="local, nvme-tcp, nvme-rdma, iscsi")
     sp.add_argument("--capacity", help="drive capacity (2TB = 2e12 B), for the die count")
