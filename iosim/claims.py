@@ -499,7 +499,7 @@ class LinkVerdict:
             "interface": self.interface,
             "label": self.label,
             "payload_Bps": list(self.payload_Bps),
-            "needed_Bps": self.needed_Bps,
+            "needed_Bps": None if math.isnan(self.needed_Bps) else self.needed_Bps,
             "feasible": self.feasible,
             "link_bound": self.link_bound,
             "queue_limit": self.queue_limit,

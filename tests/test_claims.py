@@ -579,3 +579,12 @@ def test_writes_have_no_media_floor_but_need_dies_programming():
     assert m.dies_programming == pytest.approx(200e3 * 0.3 * 16384 / fastest)
     assert "isscc21" in r.sources
     assert check_physics(iops=1e6, queue_depth=1, read_fraction=0.0, medium="tlc").feasible
+
+
+def test_physics_json_is_strict_json():
+    for kw in (
+        {"iops": 1e5, "interface": "sata"},  # no block size: no data rate
+        {"iops": 1e5, "queue_depth": 1, "medium": "hdd7200", "capacity_bytes": 1e12},
+        {"iops": 1e6, "block_bytes": 4096, "transport": "nvme-tcp", "interface": "pcie5x2"},
+    ):
+        json.dumps(check_physics(**kw).to_dict(), allow_nan=False)
