@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -548,6 +550,20 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
     return out
 
 
+_KEEP_TOGETHER = re.compile(
+    r"(?:HDD [\d,]+ rpm|[A-Z][\w-]* NAND|3D XPoint|Z-NAND SLC|QD \d+|PCIe \d\.\d x\d+"
+    r"|[\d.,-]+ (?:µs|ms|s|IOPS|[kMG]?B/s|GB|TB|KiB))"
+)
+
+
+def _wrap(text: str, width: int = 100) -> list[str]:
+    """A long sentence as lines of at most ``width``, continued with an indent; a medium's
+    name or a number and its unit are never split."""
+    glued = _KEEP_TOGETHER.sub(lambda m: m.group(0).replace(" ", "\xa0"), text)
+    lines = textwrap.wrap(glued, width, subsequent_indent="  ", break_on_hyphens=False)
+    return [line.replace("\xa0", " ") for line in lines]
+
+
 def _physics_text(p: PhysicsCheck) -> str:
     cat = catalogue.load()
     lines = [_claim_line(p), ""]
@@ -593,7 +609,7 @@ def _physics_text(p: PhysicsCheck) -> str:
     lines.extend("  " + row for row in _table(header, rows))
     lines.append("")
     if p.link is not None:
-        lines.append(f"Link: {p.link.text}.")
+        lines.extend(_wrap(f"Link: {p.link.text}."))
     if p.transport is not None:
         t = p.transport
         lines.append(
@@ -605,10 +621,10 @@ def _physics_text(p: PhysicsCheck) -> str:
             f"Queue: the claim needs more than {DEEP_QUEUE} I/Os in flight, deeper than "
             "AHCI/NCQ allows and than most applications keep."
         )
-    lines.append(f"Verdict: {p.summary}")
+    lines.extend(_wrap(f"Verdict: {p.summary}"))
     fixes = [f for m in p.media if not m.feasible for f in m.fixes]
     if fixes and len(p.media) == 1:
-        lines.append("Would be feasible with: " + "; or ".join(dict.fromkeys(fixes)) + ".")
+        lines.extend(_wrap("Would be feasible with: " + "; or ".join(dict.fromkeys(fixes)) + "."))
     lines.append("")
     lines.append(
         "Units: sizes in KiB (1 KiB = 1,024 B, as fio); rates in decimal units as data "
