@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from iosim.claims import (
@@ -588,3 +588,27 @@ def test_physics_json_is_strict_json():
         {"iops": 1e6, "block_bytes": 4096, "transport": "nvme-tcp", "interface": "pcie5x2"},
     ):
         json.dumps(check_physics(**kw).to_dict(), allow_nan=False)
+
+
+physics_flags = st.lists(
+    st.sampled_from([
+        "--medium", "tlc", "hdd7200", "tape", "--interface", "pcie4x4", "sata", "pcie4x3",
+        "--transport", "nvme-tcp", "iscsi", "x", "--rw", "randrw", "write", "--rwmixread",
+        "70", "-1", "abc", "--capacity", "250GB", "0", "2TiB", "--qd", "1", "0", "--bs", "4k",
+        "--latency", "10us", "--json",
+    ]),
+    max_size=8,
+)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # capsys is read each time
+@given(physics_flags)
+def test_cli_physics_flags_exit_cleanly(capsys, argv):
+    code = cli_main(["check-claim", "--iops", "100k", *argv])
+    out, err = capsys.readouterr()
+    assert code in (0, 2)
+    if code == 2:
+        assert out == "" and len(err.strip().splitlines()) == 1, err
+    elif "--json" in argv:
+        json.loads(out)
