@@ -446,6 +446,7 @@ def cmd_check_claim(args) -> int:
         latency_s=opt(args.latency, parse_time, "--latency"),
         queue_depth=opt(args.qd, parse_count, "--qd"),
     )
+    claimed = {"latency_s": kw["latency_s"], "queue_depth": kw["queue_depth"]}
     from_stack = _claim_stack(args, kw["block_bytes"])
     notes = []
     if from_stack is not None:
@@ -472,18 +473,84 @@ def cmd_check_claim(args) -> int:
         check = check_claim(**kw)
     except ValueError as exc:
         raise SpecError(f"check-claim: {exc}") from None
+    physics = _claim_physics(args, kw["iops"], kw["block_bytes"], claimed)
     if args.json:
         out = check.to_dict()
         if from_stack is not None:
             out["stack"] = {**from_stack[1], "notes": notes}
+        out["physics"] = physics.to_dict()
         print(json.dumps(out))
     else:
         if from_stack is not None:
             print(from_stack[2])
             for note in notes:
                 print(f"Note: {note}")
-        print(check.to_text())
+        if check.limits:
+            print(check.to_text())
+            print()
+            print("Against the physics of media and links (iosim/catalogue.toml):")
+        print(physics.to_text())
     return 0
+
+
+#: fio's rw modes -> share of reads (None: rwmixread decides, default 50 as in fio).
+_CLAIM_RW = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0, "rw": None,
+             "randrw": None, "readwrite": None}
+_CAPACITY_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([kmgtp]?)(i?)b?\s*$", re.I)
+
+
+def _claim_capacity(text: str) -> float:
+    """Drive capacity: decimal as data sheets ('2TB' = 2e12 B); binary with 'iB' ('2TiB')."""
+    m = _CAPACITY_RE.match(str(text))
+    if not m:
+        raise SpecError(f"check-claim: --capacity expects a size like 2TB or 1.92TB (got {text!r})")
+    base = 1024 if m.group(3) else 1000
+    power = " kmgtp".index(m.group(2).lower() or " ")
+    value = float(m.group(1)) * base**power
+    if not (value > 0 and math.isfinite(value)):
+        raise SpecError(f"check-claim: --capacity must be > 0 (got {text!r})")
+    return value
+
+
+def _claim_physics(args, iops: float, block_bytes: float | None, claimed: dict):
+    """The claim against the catalogue's media, link, queue and transport floors."""
+    from . import catalogue
+    from .claims import check_physics
+
+    cat = catalogue.load()
+    if args.medium is not None and args.medium not in cat.media:
+        raise SpecError(f"check-claim: --medium must be one of {', '.join(cat.media)} "
+                        f"(got {args.medium!r})")
+    if args.transport is not None and args.transport not in cat.transports:
+        raise SpecError(f"check-claim: --transport must be one of {', '.join(cat.transports)} "
+                        f"(got {args.transport!r})")
+    if args.interface is not None:
+        try:
+            catalogue.interface(args.interface, cat)
+        except ValueError as exc:
+            raise SpecError(f"check-claim: --interface: {exc}") from None
+    if args.rw not in _CLAIM_RW:
+        raise SpecError(f"check-claim: --rw must be one of {', '.join(_CLAIM_RW)} "
+                        f"(got {args.rw!r})")
+    try:
+        mix = float(args.rwmixread)
+    except ValueError:
+        mix = float("nan")
+    if not 0 <= mix <= 100:
+        raise SpecError(f"check-claim: --rwmixread must be a percentage 0-100 "
+                        f"(got {args.rwmixread!r})")
+    share = _CLAIM_RW[args.rw]
+    read_fraction = share if share is not None else mix / 100
+    capacity = None if args.capacity is None else _claim_capacity(args.capacity)
+    try:
+        return check_physics(
+            iops=iops, block_bytes=block_bytes, queue_depth=claimed["queue_depth"],
+            latency_s=claimed["latency_s"], read_fraction=read_fraction, medium=args.medium,
+            interface=args.interface, transport=args.transport, capacity_bytes=capacity,
+        )
+    except ValueError as exc:
+        raise SpecError(f"check-claim: {exc}") from None
+
 
 
 def cmd_plan(args) -> int:
@@ -729,6 +796,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--bandwidth")
     sp.add_argument("--latency")
     sp.add_argument("--qd")
+    sp.add_argument("--rw", default="randread", help="fio's rw mode (default randread)")
+    sp.add_argument("--rwmixread", default="50", help="%% reads for rw/randrw (default 50)")
+    sp.add_argument("--medium", help="slc mlc tlc qlc znand xpoint hdd5400 hdd7200 hdd10k hdd15k")
+    sp.add_argument("--interface", help="sata, sas12, sas24, pcie3/4/5 x1/x2/x4/x8/x16")
+    sp.add_argument("--transport", help="local, nvme-tcp, nvme-rdma, iscsi")
+    sp.add_argument("--capacity", help="drive capacity (2TB = 2e12 B), for the die count")
     g = sp.add_argument_group(
         "stack (optional): its units, service time, queue depth and links join the limits"
     )

@@ -25,7 +25,8 @@ FORBIDDEN = {
     "units": {"*"},
     "rng": {"*"},
     "theory": {"*"},
-    "claims": {"*"},
+    "claims": {"*"},  # except the data it checks against (ALLOWED below)
+    "catalogue": {"*"},
     "dists": {"engine", "simulate", "stack", "workload", "traces", "plots", "widgets", "cli"},
     "spec": {"engine", "simulate", "stack", "workload", "traces", "plots", "widgets", "cli"},
     "workload": {"engine", "simulate", "stack", "traces", "plots", "widgets", "cli"},
@@ -37,6 +38,11 @@ FORBIDDEN = {
     "simulate": {"plots", "widgets", "cli", "fit", "plan", "report"},
     "plots": {"widgets", "cli"},
 }
+
+
+# exceptions to a "*" rule: claims reads the sourced figures of catalogue (data only, which
+# itself imports nothing from iosim), so claims stays free of every simulation module.
+ALLOWED = {"claims": {"catalogue"}}
 
 
 def _iosim_imports(path: Path) -> set[str]:
@@ -72,7 +78,7 @@ def test_imports_point_one_way():
         rules = FORBIDDEN.get(top)
         if not rules:
             continue
-        imported = _iosim_imports(path) - {top}
+        imported = _iosim_imports(path) - {top} - ALLOWED.get(top, set())
         bad = imported if "*" in rules else imported & rules
         if bad:
             problems.append(f"{rel} imports {sorted(bad)}")

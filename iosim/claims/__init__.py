@@ -1,5 +1,10 @@
 """Check a vendor's IOPS claim against the physical limits that make it possible.
 
+Two checks.  :func:`check_claim` (this module) holds a claim against its *own* numbers and a
+modelled stack; :func:`check_physics` (``claims.physics``) holds it against the sourced floors
+of media, links, queues and networks in ``iosim/catalogue.toml``; :func:`check_published`
+(``claims.published``) runs the catalogue's published drive and cloud claims.
+
 A bare "1,000,000 IOPS" means little without the block size, latency and queue
 depth behind it.  :func:`check_claim` takes the claim plus whatever is known about
 the system and returns every ceiling those facts imply:
@@ -61,11 +66,22 @@ from typing import Any
 
 __all__ = [
     "CEILING_NAMES",
+    "DEEP_QUEUE",
+    "LINK_BOUND_FRACTION",
     "REQUIREMENT_NAMES",
     "TOLERANCE",
     "ClaimCheck",
     "Limit",
+    "LinkVerdict",
+    "MediumVerdict",
+    "PhysicsCheck",
+    "PublishedCheck",
     "check_claim",
+    "check_physics",
+    "check_published",
+    "fmt_us_ms",
+    "published_table",
+    "published_text",
 ]
 
 #: Relative tolerance of the feasibility test.
@@ -119,7 +135,7 @@ def fmt_rate(bps: float) -> str:
 
 
 def fmt_bytes(n: float) -> str:
-    """'4,000 B (4 KB)', '16,384 B (16 KiB)', '512 B'."""
+    """'4,096 B (4 KiB)', '4,000 B (3.91 KiB)', '512 B': sizes in KiB (fio's k = 1024)."""
     plain = f"{n:,.0f} B" if float(n).is_integer() else f"{n:,.1f} B"
     if n < 1000:
         return plain
@@ -127,8 +143,10 @@ def fmt_bytes(n: float) -> str:
         for factor, prefix in ((1024**3, "Gi"), (1024**2, "Mi"), (1024, "Ki")):
             if n >= factor and int(n) % factor == 0:
                 return f"{plain} ({int(n) // factor} {prefix}B)"
-    short = _prefixed(n, "B").replace(" kB", " KB")
-    return f"{plain} ({short})"
+    for factor, prefix in ((1024**3, "GiB"), (1024**2, "MiB"), (1024, "KiB")):
+        if n >= factor:
+            return f"{plain} ({n / factor:.3g} {prefix})"
+    return plain
 
 
 def _excess(claim: float, allowed: float) -> str:
@@ -424,3 +442,23 @@ def check_claim(
         binding=None if tightest is None else ceilings[tightest][0],
         inputs=tuple((k, x) for k, x in v.items() if x is not None),
     )
+
+
+# The physics check and the published claims live in submodules (they read iosim.catalogue);
+# their public names are re-exported here.
+from .physics import (  # noqa: E402
+    DEEP_QUEUE,
+    LINK_BOUND_FRACTION,
+    LinkVerdict,
+    MediumVerdict,
+    PhysicsCheck,
+    check_physics,
+    fmt_us_ms,
+)
+from .published import (  # noqa: E402
+    PublishedCheck,
+    check_published,
+    published_table,
+    published_text,
+)
+
