@@ -84,7 +84,7 @@ def test_explore_updates_the_figure_in_place(lun):
     assert np.allclose(dev, 0.46, rtol=0.02)
     assert "threads 1..10" in fig.layout.title.text
     assert "threads=10" in ex.status.value and "IOPS 8,696" in ex.status.value
-    assert ex.diagram.data[0].x[2] == 4  # 4 HBA slots drawn
+    assert ex.diagram.data[0].customdata[2] == 4  # 4 HBA slots drawn
     ex.controls["hba_qd"].value = 8
     np.testing.assert_allclose(trace(fig, "IOPS (simulated)").y[-1], 8 / 0.46e-3, rtol=0.01)
     assert ex.progress.value == ex.progress.max == 10
@@ -167,7 +167,7 @@ def test_claim_checker():
     cc.fields["block_bytes"].value = 16  # KiB
     assert not cc.check.feasible and cc.check.binding == "bandwidth"
     bars = cc.figure.data[0]
-    assert "bandwidth" in list(bars.y)
+    assert "bandwidth / block size" in list(bars.y)
     assert "INFEASIBLE" in cc.text.value
     cc.fields["iops"].value = 0
     assert "claimed IOPS" in cc.text.value  # asks for it instead of raising
