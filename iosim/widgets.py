@@ -479,7 +479,9 @@ class Explorer(W.VBox):
             f"{stack.name or 'stack'}: threads 1..{self.threads}, HBA QD {stack.hba.queue_depth}"
             f" x {paths - failed}/{paths} path{'s' if paths > 1 else ''} up"
         )
-        fig = plots.iops_latency(curve, theory=theory, title=title)
+        fig = plots.iops_latency(
+            curve, theory=theory, title=title, log_x=self.spacing == "log"
+        )
         diagram = plots.stack_diagram(
             stack, curve[-1], title=f"where the I/Os are at {self.threads} threads"
         )
@@ -683,8 +685,9 @@ class Comparer(W.VBox):
         curve = Curve(points, x=self.vary)
         col = self.vary.split(".")[-1]
         title = f"measured vs {self.stack.name or 'model'}" + (" (fitted)" if self.fitted else "")
+        wide = min(self.values) > 0 and max(self.values) / min(self.values) >= 32
         fig = plots.iops_latency(
-            curve, x=self.vary, measured=self.measured, measured_x=col, title=title
+            curve, x=self.vary, measured=self.measured, measured_x=col, title=title, log_x=wide
         )
         return curve, fig
 

@@ -72,8 +72,12 @@ ANSWERS = {
     ),
     "08_checking_a_vendor_claim": (["4096, 128"], ["8192, 128", "4096, 100", "impossible=True"]),
     "09_bring_your_own_trace": (
-        ["float(prediction.df.loc[prediction.df['iodepth'] == 64, 'iops'].iloc[0])"],
-        ["80885.37", "None"],
+        ["float(prediction.df.loc[prediction.df['iodepth'] == 64, 'lat_p99_s'].iloc[0] * 1e3)"],
+        [
+            "80885.37",
+            "None",
+            "float(prediction.df.loc[prediction.df['iodepth'] == 64, 'lat_mean_s'].iloc[0] * 1e3)",
+        ],
     ),
     "10_capacity_planning": (["2, 32", "3, 16"], ["2, 16", "1, 64"]),
 }
