@@ -24,6 +24,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from . import labels
+from .plotstyle import log_axis
 from .results import CONTRACT_KEYS, Curve, Results
 from .spec import SpecError
 from .sweep_io import read as read_rows
@@ -498,8 +499,6 @@ def _log_if_wide(fig: go.Figure, values: Sequence[Any]) -> go.Figure:
     """A log x axis (labelled powers of two or 1-2-5) when x spans 32x or more of positive
     numbers, e.g. queue depths 1 .. 256: a linear axis would squeeze the first half into a
     corner."""
-    from .plots import log_axis
-
     try:
         vals = [float(v) for v in values]
     except (TypeError, ValueError):
