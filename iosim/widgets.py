@@ -268,6 +268,9 @@ def update_figure(widget: go.FigureWidget, fig: go.Figure) -> None:
         if same:
             for old, tr in zip(widget.data, new, strict=True):
                 props = {k: v for k, v in tr.to_plotly_json().items() if k not in ("type", "uid")}
+                # a property left at its default is absent from the new trace: say it, or the
+                # old value would stay (a legend entry hidden once would never come back)
+                props.setdefault("showlegend", True)
                 old.update(props)
         else:
             widget.data = ()

@@ -79,6 +79,9 @@ def test_explore_updates_the_figure_in_place(lun):
     ref = iosim.sweep(stack, wl, {"workload.numjobs": range(1, 11)}, ios=IOS, progress=False)
     np.testing.assert_allclose(trace(fig, "IOPS (simulated)").y, ref.df["iops"])
     np.testing.assert_allclose(trace(fig, "host latency (simulated)").y, ref.df["lat_mean_s"] * 1e3)
+    # at 4 threads host and device latency coincide (one legend entry); at 10 they part, and
+    # the host's legend entry comes back
+    assert trace(fig, "host latency (simulated)").showlegend is not False
     # E2: beyond the HBA queue depth the host latency climbs, the device's stays flat
     dev = np.asarray(trace(fig, "device latency (simulated)").y)
     assert np.allclose(dev, 0.46, rtol=0.02)
