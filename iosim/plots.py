@@ -260,7 +260,7 @@ def _layout(title: str | None, height: int, **kw) -> dict:
         "template": "plotly_white",
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0.0,
                    "xanchor": "left", "bgcolor": "rgba(255,255,255,0.7)"},
-        "margin": {"l": 70, "r": 30, "t": 80, "b": 60},
+        "margin": {"l": 70, "r": 30, "t": 90, "b": 60},
         "hovermode": "x unified",
     }  # fmt: skip
     out.update(kw)

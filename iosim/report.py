@@ -618,9 +618,7 @@ def _fit_summary(fit: Mapping[str, Any]) -> str:
             unit = str(p.get("unit", "") or "")
             rows.append(
                 {
-                    "parameter": f"{labels.title(name)} ({name})"
-                    if labels.title(name) != name
-                    else name,
+                    "parameter": f"{_short(name)} ({name})",
                     "value": _quantity(p.get("value"), unit),
                     "95 % CI low": _quantity(ci[0], unit) if len(ci) > 0 else "",
                     "95 % CI high": _quantity(ci[1], unit) if len(ci) > 1 else "",
