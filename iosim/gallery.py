@@ -125,6 +125,11 @@ def figures() -> dict[str, go.Figure]:
         iops=1e6, block_bytes=4096, bandwidth_Bps=4e9, latency_s=0.128e-3, queue_depth=32
     )
     out["claim_limits"] = plots.claim_limits(claim, title="1M IOPS at 4 KiB and QD 32")
+    wide = check_claim(
+        iops=1e6, block_bytes=4096, bandwidth_Bps=4e9, latency_s=0.128e-3, queue_depth=1,
+        units=54, unit_service_s=60e-6,
+    )  # fmt: skip
+    out["claim_limits_log"] = plots.claim_limits(wide, title="the same claim at QD 1")
     return {k: v() if callable(v) else v for k, v in out.items()}
 
 

@@ -966,8 +966,13 @@ def claim_limits(check, *, title: str | None = None, height: int | None = None) 
     if hi / lo > 20:
         log_axis(fig, "x", [lo / 2, hi * 3])
         fig.update_xaxes(range=[math.log10(lo / 2), math.log10(hi * 3)])
+        # annotations on a log axis are placed by log10 of the value (the shape is not)
+        for ann in fig.layout.annotations:
+            if ann.text and ann.text.startswith("claim:"):
+                ann.x = math.log10(check.claimed_iops)
     else:
-        fig.update_xaxes(range=[0, hi * 1.35], tickformat=",")
+        # explicit, so a widget redrawn from a log chart to a linear one changes its axis
+        fig.update_xaxes(type="linear", tickmode="auto", range=[0, hi * 1.35], tickformat=",")
     return fig
 
 

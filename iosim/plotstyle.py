@@ -50,11 +50,13 @@ def _nice_ticks(lo: float, hi: float, powers_of_two: bool) -> list[float]:
     return [10.0**d for d in range(d0, d1 + 1)]
 
 
-def tick_text(v: float) -> str:
-    """A short tick label: 0.5, 8, 512, 2k, 250k, 1M (no e-notation, no minor digits)."""
+def tick_text(v: float, k_from: float = 1e4) -> str:
+    """A short tick label: 0.5, 8, 512, 5,000, 250k, 1M (no e-notation, no minor digits);
+    thousands written as "k" from ``k_from`` on (1e3 on an axis that reaches 10k, so one
+    axis does not mix "5,000" and "10k")."""
     a = abs(v)
-    for factor, suffix in ((1e9, "G"), (1e6, "M"), (1e4, "k")):
-        if a >= factor:
+    for above, factor, suffix in ((1e9, 1e9, "G"), (1e6, 1e6, "M"), (k_from, 1e3, "k")):
+        if a >= above:
             return labels.number(v / factor, 3) + suffix
     return labels.number(v, 3)
 
@@ -103,7 +105,7 @@ def log_axis(
         type="log",
         tickmode="array",
         tickvals=ticks,
-        ticktext=[tick_text(t) for t in ticks],
+        ticktext=[tick_text(t, 1e3 if max(ticks) >= 1e4 else 1e4) for t in ticks],
         **where,
     )
     return fig

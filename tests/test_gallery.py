@@ -120,3 +120,22 @@ def test_report_axes_are_human(tmp_path):
     for _, fig in report.fit_figures(gallery._FIT):
         assert not any(labels.is_raw_key(a.title.text) for a in _titled_axes(fig).values())
         assert not labels.is_raw_key(fig.layout.title.text)
+
+
+def test_tick_labels_are_short_and_consistent():
+    from iosim.plotstyle import tick_text
+
+    assert [tick_text(v) for v in (0.5, 8, 1024, 5000, 250_000, 1e6, 2e6)] == [
+        "0.5", "8", "1,024", "5,000", "250k", "1M", "2M"
+    ]  # fmt: skip
+    assert tick_text(5000, k_from=1e3) == "5k"
+
+
+def test_claim_line_is_labelled_on_a_log_axis(figures):
+    import math
+
+    fig = figures["claim_limits_log"]
+    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.xaxis.ticktext[0] == "5k"  # one style on the axis
+    (ann,) = [a for a in fig.layout.annotations if a.text.startswith("claim:")]
+    assert ann.x == math.log10(1e6)  # annotations sit at log10 of the value on a log axis

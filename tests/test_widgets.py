@@ -178,6 +178,17 @@ def test_claim_checker():
         widgets.claim_checker(iops=1, speed=2)
 
 
+def test_claim_checker_axis_follows_the_spread_of_the_limits():
+    cc = widgets.claim_checker(
+        iops=1e6, bandwidth_Bps=4e9, block_bytes=4096, latency_s=0.128e-3, queue_depth=1
+    )
+    ax = cc.figure.layout.xaxis
+    assert ax.type == "log" and ax.tickvals  # 7,813 against 976,563 IOPS: log, labelled
+    cc.fields["queue_depth"].value = 128  # 1,000,000 against 976,563: linear from zero
+    ax = cc.figure.layout.xaxis
+    assert ax.type == "linear" and ax.tickmode == "auto" and ax.range[0] == 0
+
+
 def test_thread_counts():
     assert widgets.thread_counts(5) == [1, 2, 3, 4, 5]
     assert widgets.thread_counts(64, "log") == [1, 2, 4, 8, 16, 32, 64]
