@@ -259,7 +259,8 @@ def _layout(title: str | None, height: int, **kw) -> dict:
         "autosize": True,
         "template": "plotly_white",
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0.0,
-                   "xanchor": "left", "bgcolor": "rgba(255,255,255,0.7)"},
+                   "xanchor": "left", "traceorder": "normal",
+                   "bgcolor": "rgba(255,255,255,0.7)"},
         "margin": {"l": 70, "r": 30, "t": 90, "b": 60},
         "hovermode": "x unified",
     }  # fmt: skip
