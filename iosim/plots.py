@@ -26,6 +26,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from . import labels
+from .plotstyle import log_axis, nice_step, tick_text
 from .results import Curve, Results
 
 __all__ = [
@@ -38,10 +40,12 @@ __all__ = [
     "iops_latency",
     "latency_cdf",
     "latency_throughput",
+    "log_axis",
     "percentiles",
     "qd_histogram",
     "service_breakdown",
     "stack_diagram",
+    "tick_text",
     "utilisation",
     "x_values",
 ]
@@ -71,18 +75,6 @@ PERCENTILES = (
 MS = 1e3  # seconds -> milliseconds
 MIB = 1024.0**2
 
-_X_LABELS = {
-    "outstanding": "outstanding I/Os (threads x iodepth)",
-    "workload.numjobs": "threads (jobs)",
-    "numjobs": "threads (jobs)",
-    "workload.iodepth": "iodepth per job",
-    "iodepth": "iodepth",
-    "hba.queue_depth": "HBA queue depth",
-    "multipath.paths": "paths",
-    "device.units": "device units",
-    "block_size_bytes": "block size (bytes)",
-    "workload.block_size_bytes": "block size (bytes)",
-}
 _X_ALIASES = ("threads", "outstanding", "n", "N")
 
 
@@ -129,14 +121,15 @@ def x_values(data: Any, x: str | None = None) -> tuple[np.ndarray, str]:
     if x is None or x in _X_ALIASES:
         if "numjobs" in df and "iodepth" in df:
             n = pd.to_numeric(df["numjobs"]) * pd.to_numeric(df["iodepth"])
-            return n.to_numpy(dtype=float), _X_LABELS["outstanding"]
+            return n.to_numpy(dtype=float), labels.title("outstanding")
         for alt in ("numjobs", "iodepth", "workload.numjobs", "workload.iodepth"):
             if alt in df:
-                return pd.to_numeric(df[alt]).to_numpy(dtype=float), _X_LABELS[alt]
+                return pd.to_numeric(df[alt]).to_numpy(dtype=float), labels.title(alt)
         raise ValueError("the curve has no numjobs/iodepth columns; pass x= one of its columns")
     if x not in df:
         raise ValueError(f"x={x!r} is not a column of the curve; columns: {', '.join(df.columns)}")
-    return pd.to_numeric(df[x]).to_numpy(dtype=float), _X_LABELS.get(x, x)
+    values = pd.to_numeric(df[x]).to_numpy(dtype=float) * labels.scale(x)
+    return values, labels.title(x)
 
 
 def _theory_frame(theory: Any) -> pd.DataFrame:
@@ -257,16 +250,45 @@ def _measured_points(x, y, name: str, *, symbol: str = "diamond", color: str | N
 
 
 def _layout(title: str | None, height: int, **kw) -> dict:
+    """The house style: title top left, legend in one row between title and plot (so the
+    plot keeps the width), width from the container (notebook, report or browser)."""
     out = {
-        "title": {"text": title or ""},
+        "title": {"text": title or "", "x": 0.01, "xanchor": "left", "y": 0.985,
+                  "yanchor": "top", "yref": "container"},
         "height": height,
+        "autosize": True,
         "template": "plotly_white",
-        "legend": {"orientation": "v", "yanchor": "top", "y": 1.0, "x": 1.02},
-        "margin": {"l": 70, "r": 30, "t": 70, "b": 60},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 0.0,
+                   "xanchor": "left", "traceorder": "normal",
+                   "bgcolor": "rgba(255,255,255,0.7)"},
+        "margin": {"l": 70, "r": 30, "t": 90, "b": 60},
         "hovermode": "x unified",
-    }
+    }  # fmt: skip
     out.update(kw)
     return out
+
+
+def _hide_covered(fig: go.Figure, rel: float = 0.005) -> go.Figure:
+    """Take out of the legend a line drawn exactly under a later one (same axes, same points
+    within ``rel``): the legend lists only what can be seen. Hovering still shows both."""
+    lines = [t for t in fig.data if t.type == "scatter" and t.showlegend is not False]
+    for i, under in enumerate(lines):
+        for over in lines[i + 1 :]:
+            if (under.xaxis, under.yaxis, under.mode) != (over.xaxis, over.yaxis, over.mode):
+                continue
+            if under.x is None or over.x is None or len(under.x) != len(over.x):
+                continue
+            ux, ox = np.asarray(under.x, dtype=object), np.asarray(over.x, dtype=object)
+            uy = np.asarray(under.y, dtype=float)
+            oy = np.asarray(over.y, dtype=float)
+            if not np.array_equal(ux, ox) or np.all(np.isnan(uy)):
+                continue
+            with np.errstate(invalid="ignore", divide="ignore"):
+                close = np.isclose(uy, oy, rtol=rel, atol=0, equal_nan=True)
+            if close.all():
+                under.showlegend = False
+                break
+    return fig
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,6 +305,7 @@ def iops_latency(
     measured_x: str | None = None,
     bandwidth: bool = False,
     device: bool = True,
+    log_x: bool = False,
     title: str | None = None,
     height: int = 620,
 ) -> go.Figure:
@@ -292,7 +315,8 @@ def iops_latency(
     latency in green, dashed, when ``device``). ``theory`` adds grey dashed lines (a table from
     :func:`bounds` or ``iosim.theory.mva``); ``measured`` adds red diamonds (any Curve, e.g. from
     ``iosim.traces``; its x from ``measured_x``, default the same rule as ``x``).
-    ``bandwidth`` plots MiB/s instead of IOPS in the top panel.
+    ``bandwidth`` plots MiB/s instead of IOPS in the top panel. ``log_x`` puts x on a log
+    scale (for 1, 2, 4 ... 256 outstanding I/Os) with labelled powers of two.
     """
     df = _frame(curve)
     xs, xlabel = x_values(curve, x)
@@ -301,8 +325,7 @@ def iops_latency(
         rows=2,
         cols=1,
         shared_xaxes=True,
-        vertical_spacing=0.08,
-        subplot_titles=(f"throughput ({top})", "mean latency (ms)"),
+        vertical_spacing=0.06,
     )
     if bandwidth:
         y_top = _col(df, "bandwidth_Bps", 1 / MIB)
@@ -323,9 +346,9 @@ def iops_latency(
     fig.add_trace(_sim_line(xs, lat, "host latency (simulated)", c_sim, group="lat"), row=2, col=1)
     if device:
         y = dev if dev is not None else np.full_like(xs, np.nan)
-        fig.add_trace(
-            _sim_line(xs, y, "device latency (simulated)", c_dev, dash="dash"), row=2, col=1
-        )
+        tr = _sim_line(xs, y, "device latency (simulated)", c_dev, dash="dash")
+        tr.showlegend = dev is not None
+        fig.add_trace(tr, row=2, col=1)
 
     if theory is not None:
         th = _theory_frame(theory)
@@ -353,9 +376,12 @@ def iops_latency(
 
     fig.update_layout(**_layout(title, height))
     fig.update_xaxes(title_text=xlabel, row=2, col=1)
-    fig.update_yaxes(title_text=top, rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title_text="ms", rangemode="tozero", row=2, col=1)
-    return fig
+    top_title = "Bandwidth (MiB/s)" if bandwidth else "IOPS"
+    fig.update_yaxes(title_text=top_title, rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="Mean latency (ms)", rangemode="tozero", row=2, col=1)
+    if log_x:
+        log_axis(fig, "x")
+    return _hide_covered(fig)
 
 
 def compare_curves(
@@ -365,6 +391,7 @@ def compare_curves(
     theory: Mapping[str, Any] | None = None,
     bandwidth: bool = False,
     percentile: str | None = None,
+    log_x: bool = False,
     title: str | None = None,
     height: int = 620,
 ) -> go.Figure:
@@ -375,14 +402,8 @@ def compare_curves(
     palette = [COLORS["simulated"], COLORS["measured"], COLORS["device"], *_EXTRA]
     top = "MiB/s" if bandwidth else "IOPS"
     lat_col = percentile or "lat_mean_s"
-    lat_name = "mean latency" if percentile is None else percentile.split("_")[1] + " latency"
-    fig = make_subplots(
-        rows=2,
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.08,
-        subplot_titles=(f"throughput ({top})", f"{lat_name} (ms)"),
-    )
+    lat_title = labels.title(lat_col)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06)
     xlabel = ""
     for i, (label, curve) in enumerate(curves.items()):
         df = _frame(curve)
@@ -411,8 +432,11 @@ def compare_curves(
                 fig.add_trace(tl, row=row, col=1)
     fig.update_layout(**_layout(title, height))
     fig.update_xaxes(title_text=xlabel, row=2, col=1)
-    fig.update_yaxes(title_text=top, rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title_text="ms", rangemode="tozero", row=2, col=1)
+    top_title = "Bandwidth (MiB/s)" if bandwidth else "IOPS"
+    fig.update_yaxes(title_text=top_title, rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text=lat_title, rangemode="tozero", row=2, col=1)
+    if log_x:
+        log_axis(fig, "x")
     return fig
 
 
@@ -541,9 +565,8 @@ def percentiles(
         **_layout(title or "latency percentiles", height, hovermode="closest"),
         xaxis_title="percentile",
         yaxis_title="latency (ms)",
-        yaxis_type="log",
     )
-    return fig
+    return log_axis(fig, "y")
 
 
 def latency_cdf(
@@ -587,10 +610,10 @@ def latency_cdf(
         yaxis.update(ticksuffix=" %", range=[0, 101])
     fig.update_layout(
         **_layout(title or "latency CDF", height, hovermode="closest"),
-        xaxis={"title": "latency (ms)", "type": "log"},
+        xaxis={"title": "latency (ms)"},
         yaxis=yaxis,
     )
-    return fig
+    return log_axis(fig, "x")
 
 
 def qd_histogram(
@@ -642,13 +665,15 @@ def utilisation(
     saturation: bool = True,
     measured: Any = None,
     measured_x: str | None = None,
+    log_x: bool = False,
     title: str | None = None,
     height: int = 440,
 ) -> go.Figure:
     """iostat's %util (time with at least one request below the host) next to the mean
     fraction of the device's units busy, in percent; with ``saturation`` the ratio R(N)/R(1)
-    on a second axis. On a parallel device %util reaches 100 % long before the units do (E11).
-    ``measured`` adds the measured %util (red diamonds) and its saturation ratio."""
+    on a second axis whose round ticks line up with the percent grid (0, 20 ... 100 %). On a
+    parallel device %util reaches 100 % long before the units do (E11). ``measured`` adds the
+    measured %util (red diamonds) and its saturation ratio. ``log_x`` for 1, 2, 4 ... N."""
     df = _frame(curve)
     xs, xlabel = x_values(curve, x)
     fig = make_subplots(specs=[[{"secondary_y": saturation}]])
@@ -658,11 +683,13 @@ def utilisation(
     fig.add_trace(
         _sim_line(xs, uu, "units busy % (simulated)", COLORS["unit_util"]), secondary_y=False
     )
+    sat_max = 1.0
     if saturation:
         sat = _col(df, "saturation")
         if sat is None:
             lat = _col(df, "lat_mean_s")
             sat = lat / lat[0] if lat is not None and len(lat) else np.full_like(xs, np.nan)
+        sat_max = max(sat_max, float(np.nanmax(sat)) if np.isfinite(sat).any() else 1.0)
         fig.add_trace(
             _sim_line(xs, sat, "R(N)/R(1) (simulated)", COLORS["saturation"], dash="dot"),
             secondary_y=True,
@@ -676,15 +703,41 @@ def utilisation(
         if saturation:
             ms = _col(mdf, "saturation")
             if ms is not None:
+                if np.isfinite(ms).any():
+                    sat_max = max(sat_max, float(np.nanmax(ms)))
                 fig.add_trace(
                     _measured_points(mx, ms, "R(N)/R(1) (measured)", symbol="x"), secondary_y=True
                 )
     fig.update_layout(**_layout(title or "utilisation is not saturation", height))
     fig.update_xaxes(title_text=xlabel)
-    fig.update_yaxes(title_text="%", range=[0, 105], secondary_y=False)
+    # five steps on both axes, and the same headroom (10 % of a step above the top tick), so
+    # the right axis's round ticks sit on the left axis's grid lines
+    fig.update_yaxes(
+        title_text="%util and units busy (%)",
+        range=[0, 110],
+        tickmode="linear",
+        tick0=0,
+        dtick=20,
+        ticksuffix=" %",
+        secondary_y=False,
+    )
     if saturation:
-        fig.update_yaxes(title_text="R(N) / R(1)", rangemode="tozero", secondary_y=True)
-    return fig
+        step = nice_step(sat_max, 5)
+        fig.update_yaxes(
+            title_text="R(N) / R(1): latency over latency at 1",
+            range=[0, 5.5 * step],
+            tickmode="linear",
+            tick0=0,
+            dtick=step,
+            ticksuffix="x",
+            showgrid=False,
+            secondary_y=True,
+        )
+    for tr in fig.data:
+        tr.cliponaxis = False
+    if log_x:
+        log_axis(fig, "x")
+    return _hide_covered(fig)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -698,9 +751,10 @@ def stack_diagram(
     """The stack drawn as one box per layer, each filled by the mean number of I/Os in it.
 
     Layers, top to bottom: the jobs between I/Os (host overhead), the host queue (waiting for a
-    path slot), the HBA slots (paths x queue depth) and the device's units. The outline is the
-    layer's capacity; the fill its time-averaged occupancy from ``results`` (Little's law per
-    layer). Without results only the capacities are drawn.
+    path slot), the HBA slots (paths x queue depth) and the device's units. Every box is the
+    layer's capacity; its fill the time-averaged occupancy from ``results`` (Little's law per
+    layer) as a fraction of that capacity, on a linear scale, so 4 of 64 units fill 6 % of
+    the box. The row labels give the counts. Without results only the capacities are drawn.
     """
     paths = stack.multipath.paths
     qd_eff = stack.effective_queue_depth
@@ -723,48 +777,51 @@ def stack_diagram(
     in_overhead = max(0.0, n - host_out)
     layers = [
         (
-            "jobs (host overhead)",
+            "jobs in host overhead",
             float(n),
             in_overhead,
-            f"{n} jobs, {in_overhead:.2f} between I/Os",
+            f"{in_overhead:.2f} of {n} jobs between I/Os (not queued)",
         ),
-        ("host queue", float(max(n, 1)), waiting, f"{waiting:.2f} waiting for a slot"),
+        ("host queue", float(max(n, 1)), waiting, f"{waiting:.2f} I/Os waiting for a slot"),
         (
             "HBA slots",
             float(qd_eff),
             dev_out,
-            f"{dev_out:.2f} of {paths} path{'s' if paths > 1 else ''} x QD "
-            f"{stack.hba.queue_depth} = {qd_eff}",
+            f"{dev_out:.2f} of {qd_eff} in use ({paths} path{'s' if paths > 1 else ''} "
+            f"× QD {stack.hba.queue_depth})",
         ),
-        ("device units", float(units), busy, f"{busy:.2f} of {units} units busy"),
+        ("device units", float(units), busy, f"{busy:.2f} of {units:,} units busy"),
     ]
     names = [lay[0] for lay in layers]
     cap = [lay[1] for lay in layers]
     occ = [lay[2] for lay in layers]
     txt = [lay[3] for lay in layers]
+    fill = [min(100.0, 100.0 * o / c) if c > 0 else 0.0 for o, c in zip(occ, cap, strict=True)]
+    # the row label carries the numbers, so nothing is written over a box
+    rows = [f"<b>{n}</b><br>{t}" for n, t in zip(names, txt, strict=True)]
     # layer colours, none of them a source colour except the device's green
     colors = ["#c7c7c7", COLORS["unit_util"], COLORS["util"], COLORS["device"]]
     fig = go.Figure()
     fig.add_trace(
         go.Bar(
-            y=names,
-            x=cap,
+            y=rows,
+            x=[100.0] * len(rows),
             orientation="h",
             name="capacity",
             marker={"color": "rgba(0,0,0,0)", "line": {"color": "#333", "width": 2}},
-            hovertemplate="%{y}: capacity %{x}<extra></extra>",
+            customdata=cap,
+            hovertemplate="capacity %{customdata:.0f} I/Os<extra></extra>",
         )
     )
     fig.add_trace(
         go.Bar(
-            y=names,
-            x=occ,
+            y=rows,
+            x=fill,
             orientation="h",
             name="mean I/Os in the layer",
             marker={"color": colors},
-            text=txt,
-            textposition="outside",
-            hovertemplate="%{y}: %{x:.2f} on average<extra></extra>",
+            customdata=occ,
+            hovertemplate="%{customdata:.2f} I/Os on average = %{x:.0f} % full<extra></extra>",
         )
     )
     fig.update_layout(
@@ -772,11 +829,12 @@ def stack_diagram(
         barmode="overlay",
         showlegend=False,
         xaxis={
-            "title": "I/Os (mean over time)",
-            "type": "log",
-            "range": [-1.3, math.log10(max(cap + occ + [1.0]) * 8)],
+            "title": "fill: mean I/Os in the layer as % of its capacity (the box)",
+            "range": [0, 100.5],
+            "tickvals": [0, 25, 50, 75, 100],
+            "ticktext": ["0 %", "25 %", "50 %", "75 %", "100 %"],
         },
-        yaxis={"autorange": "reversed"},
+        yaxis={"autorange": "reversed", "automargin": True},
     )
     return fig
 
@@ -839,11 +897,24 @@ def service_breakdown(
 # ---------------------------------------------------------------------------------------------
 
 
-def claim_limits(check, *, title: str | None = None, height: int = 380) -> go.Figure:
-    """Every IOPS ceiling of an ``iosim.claims.check_claim`` result as a bar, the claim as a
-    vertical line; the tightest ceiling is highlighted (red when the claim breaks it)."""
+#: What each ceiling of ``iosim.claims`` is, for people (the bar labels of the claim chart).
+CEILING_LABELS = {
+    "little": "Little's law: QD / latency",
+    "bandwidth": "bandwidth / block size",
+    "units": "parallel units / service time",
+    "link": "link rate / block size",
+    "iops-cap": "IOPS cap",
+    "bandwidth-cap": "bandwidth cap / block size",
+}
+
+
+def claim_limits(check, *, title: str | None = None, height: int | None = None) -> go.Figure:
+    """Every IOPS ceiling of an ``iosim.claims.check_claim`` result as a bar (named for what
+    it is: "Little's law: QD / latency", "bandwidth / block size", ...), the claim as a
+    labelled dashed line. The tightest ceiling is highlighted: red when the claim breaks it,
+    orange when it holds. Linear axis from zero unless the ceilings span more than 20x."""
     ceilings = list(check.ceilings)
-    names = [c.name for c in ceilings]
+    names = [CEILING_LABELS.get(c.name, c.name) for c in ceilings]
     values = [c.value for c in ceilings]
     colors = []
     for c in ceilings:
@@ -851,14 +922,23 @@ def claim_limits(check, *, title: str | None = None, height: int = 380) -> go.Fi
             colors.append(COLORS["measured"] if not check.feasible else COLORS["unit_util"])
         else:
             colors.append(COLORS["theory"])
+    texts = []
+    for c in ceilings:
+        t = f"at most {c.value:,.0f} IOPS"
+        if c.name == check.binding:
+            t += " (tightest)"
+        texts.append(t)
     fig = go.Figure(
         go.Bar(
             y=names,
             x=values,
             orientation="h",
             marker_color=colors,
-            text=[c.value_text() for c in ceilings],
+            text=texts,
             textposition="auto",
+            insidetextanchor="end",
+            textangle=0,
+            cliponaxis=False,
             hovertext=[c.explain for c in ceilings],
             hoverinfo="text",
             name="ceiling",
@@ -868,15 +948,32 @@ def claim_limits(check, *, title: str | None = None, height: int = 380) -> go.Fi
     fig.add_vline(
         x=check.claimed_iops,
         line={"color": "black", "dash": "dash", "width": 2},
-        annotation_text=f"claim ({verdict})",
+        annotation_text=f"claim: {check.claimed_iops:,.0f} IOPS ({verdict})",
         annotation_position="top",
+        annotation_yanchor="bottom",
     )
+    every = [*values, check.claimed_iops]
+    lo, hi = min(every), max(every)
     fig.update_layout(
-        **_layout(title or "what limits the claim", height, hovermode="closest"),
-        xaxis={"title": "maximum IOPS", "type": "log"},
-        yaxis={"autorange": "reversed"},
+        **_layout(
+            title or "what limits the claim",
+            height or 200 + 60 * len(ceilings),
+            hovermode="closest",
+        ),
+        xaxis={"title": "maximum IOPS each limit allows"},
+        yaxis={"autorange": "reversed", "automargin": True},
         showlegend=False,
     )
+    if hi / lo > 20:
+        log_axis(fig, "x", [lo / 2, hi * 3])
+        fig.update_xaxes(range=[math.log10(lo / 2), math.log10(hi * 3)])
+        # annotations on a log axis are placed by log10 of the value (the shape is not)
+        for ann in fig.layout.annotations:
+            if ann.text and ann.text.startswith("claim:"):
+                ann.x = math.log10(check.claimed_iops)
+    else:
+        # explicit, so a widget redrawn from a log chart to a linear one changes its axis
+        fig.update_xaxes(type="linear", tickmode="auto", range=[0, hi * 1.35], tickformat=",")
     return fig
 
 

@@ -23,6 +23,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import labels
+from .plotstyle import log_axis
 from .results import CONTRACT_KEYS, Curve, Results
 from .spec import SpecError
 from .sweep_io import read as read_rows
@@ -77,13 +79,21 @@ def _varied(df: pd.DataFrame) -> list[str]:
 
 
 def _label(key: str) -> str:
-    names = {
-        "block_size_bytes": "block size (bytes)",
-        "numjobs": "jobs (numjobs)",
-        "iodepth": "iodepth",
-        "rate_iops": "arrival rate (IOPS)",
-    }
-    return names.get(key, key)
+    """The human title of a key (``workload.numjobs`` -> ``Jobs (numjobs)``)."""
+    return labels.title(key)
+
+
+def _value_text(key: str, v: Any) -> str:
+    """One value of a key for a legend: in the unit of its title."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return labels.number(v * labels.scale(key))
+    return str(v)
+
+
+def _short(key: str) -> str:
+    """A key's title without its unit, for legends: ``Paths``, ``Block size``."""
+    t = labels.title(key)
+    return t.split(" (")[0] if not t.startswith("%") else t
 
 
 _PALETTE = (
@@ -99,7 +109,9 @@ def _groups(df: pd.DataFrame, keys: list[str]):
         return
     for i, (vals, sub) in enumerate(df.groupby(keys, sort=True, dropna=False)):
         vals = vals if isinstance(vals, tuple) else (vals,)
-        label = ", ".join(f"{k}={_fmt(v)}" for k, v in zip(keys, vals, strict=True))
+        label = ", ".join(
+            f"{_short(k)} {_value_text(k, v)}" for k, v in zip(keys, vals, strict=True)
+        )
         yield label, _PALETTE[i % len(_PALETTE)], sub
 
 
@@ -127,10 +139,19 @@ def _layout(fig: go.Figure, title: str, xtitle: str, ytitle: str) -> go.Figure:
         yaxis_title=ytitle,
         template="plotly_white",
         height=420,
+        autosize=True,
         margin=dict(l=70, r=30, t=60, b=60),
-        legend=dict(orientation="h", yanchor="top", y=-0.18),
+        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, xanchor="left"),
     )
     return fig
+
+
+def _same(a, b, rel: float = 0.005) -> bool:
+    """Two series equal within ``rel`` at every point (one line would hide the other)."""
+    if a is None or b is None or len(a) != len(b):
+        return False
+    x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
+    return bool(((abs(x - y) <= rel * abs(x)) | (x != x) & (y != y)).all())
 
 
 def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]]:
@@ -153,6 +174,13 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
     except TypeError:  # mixed types in a column: order as text
         df = df.sort_values([x, *others], kind="stable", key=lambda c: c.astype(str))
     xt = _label(x)
+    xscale = labels.scale(x)
+
+    def xv(sub: pd.DataFrame):
+        """The x values in the unit of the axis title (KiB, ms ...)."""
+        col = pd.to_numeric(sub[x], errors="coerce")
+        return sub[x] if col.isna().any() else col * xscale
+
     figs = []
 
     f = go.Figure()
@@ -163,7 +191,7 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
         err = _col(sub, "iops_ci95")
         f.add_trace(
             go.Scatter(
-                x=sub[x],
+                x=xv(sub),
                 y=y,
                 mode="lines+markers",
                 line=dict(color=color),
@@ -175,24 +203,39 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
 
     f = go.Figure()
     for name, color, sub in _groups(df, others):
-        for col, what, dash in (
-            ("lat_mean_s", "mean", "solid"),
-            ("lat_p99_s", "p99", "dash"),
-            ("device_lat_mean_s", "device mean", "dot"),
-        ):
-            y = _col(sub, col, 1e3)
-            if y is None:
-                continue
+        series = [
+            (what, dash, _col(sub, col, 1e3))
+            for col, what, dash in (
+                ("lat_mean_s", "mean", "solid"),
+                ("lat_p99_s", "p99", "dash"),
+                ("device_lat_mean_s", "device mean", "dot"),
+            )
+        ]
+        series = [(w, d, y) for w, d, y in series if y is not None]
+        # a line exactly under another gets no legend entry of its own: one line, both names
+        drawn: list[list] = []
+        for what, dash, y in series:
+            same = next((d for d in drawn if _same(d[2], y)), None)
+            if same is not None:
+                same[0] += f" = {what}"
+            else:
+                drawn.append([what, dash, y])
+        for what, dash, y in drawn:
             f.add_trace(
                 go.Scatter(
-                    x=sub[x],
+                    x=xv(sub),
                     y=y,
                     mode="lines+markers",
                     line=dict(dash=dash, color=color),
                     name=f"{what} {name}".strip(),
                 )
             )
-    figs.append(("Latency", _layout(f, "Latency (host: mean and p99; device: mean)", xt, "ms")))
+    figs.append(
+        (
+            "Latency",
+            _layout(f, "Latency (host: mean and p99; device: mean)", xt, "Latency (ms)"),
+        )
+    )
 
     f = go.Figure()
     for name, color, sub in _groups(df, others):
@@ -206,12 +249,15 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
                 mode="lines+markers",
                 line=dict(color=color),
                 name=name or "mean latency",
-                text=[f"{x}={_fmt(v)}" for v in sub[x]],
+                text=[f"{_short(x)} {_value_text(x, v)}" for v in sub[x]],
                 hovertemplate="%{text}<br>%{x:,.0f} IOPS<br>%{y:.4g} ms<extra></extra>",
             )
         )
     figs.append(
-        ("Latency vs throughput", _layout(f, "Mean latency against throughput", "IOPS", "ms"))
+        (
+            "Latency vs throughput",
+            _layout(f, "Mean latency against throughput", "IOPS", "Mean latency (ms)"),
+        )
     )
 
     f = go.Figure()
@@ -222,7 +268,7 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
                 continue
             f.add_trace(
                 go.Scatter(
-                    x=sub[x],
+                    x=xv(sub),
                     y=y,
                     mode="lines+markers",
                     line=dict(dash=dash, color=color),
@@ -232,7 +278,9 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
     figs.append(
         (
             "Utilisation",
-            _layout(f, "Utilisation: iostat %util against the device's units busy", xt, "%"),
+            _layout(
+                f, "Utilisation: iostat %util against the device's units busy", xt, "Busy (%)"
+            ),
         )
     )
     bw = _col(df, "bandwidth_Bps")
@@ -241,45 +289,223 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
         for name, color, sub in _groups(df, others):
             f.add_trace(
                 go.Scatter(
-                    x=sub[x],
+                    x=xv(sub),
                     y=_col(sub, "bandwidth_Bps", 1 / _MIB),
                     mode="lines+markers",
                     line=dict(color=color),
                     name=name or "bandwidth",
                 )
             )
-        figs.append(("Bandwidth", _layout(f, "Bandwidth", xt, "MiB/s")))
-    return [(h, fig) for h, fig in figs if fig.data]
+        figs.append(("Bandwidth", _layout(f, "Bandwidth", xt, "Bandwidth (MiB/s)")))
+    xs = df[x].tolist()
+    return [
+        (h, fig if h == "Latency vs throughput" else _log_if_wide(fig, [v * xscale for v in xs]))
+        for h, fig in figs
+        if fig.data
+    ]
 
 
-def _table(df: pd.DataFrame, first: Sequence[str] = ()) -> str:
+#: the columns of the sweep table people read first (all columns follow in a fold)
+_MAIN_COLUMNS = (
+    "iops",
+    "bandwidth_Bps",
+    "lat_mean_s",
+    "lat_p50_s",
+    "lat_p99_s",
+    "lat_p999_s",
+    "lat_max_s",
+    "device_lat_mean_s",
+    "util",
+    "unit_util",
+    "qd_mean",
+    "iops_ci95",
+    "lat_mean_ci95_s",
+)
+
+
+def _table(df: pd.DataFrame, first: Sequence[str] = (), *, human: bool = False) -> str:
+    """An HTML table; with ``human`` each column gets its title with unit
+    (:func:`iosim.labels.column`) and numbers in that unit, never raw SI."""
     cols = [c for c in first if c in df] + [c for c in df.columns if c not in first]
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+    heads, columns = [], []
+    for c in cols:
+        values = [None if isinstance(v, float) and math.isnan(v) else v for v in df[c]]
+        if human:
+            values = [v if isinstance(v, (int, float, str)) or v is None else str(v)
+                      for v in values]  # fmt: skip
+            head, cells = labels.column(c, values)
+        else:
+            head = str(c)
+            cells = ["" if v is None else _fmt_any(v) for v in values]
+        heads.append(head)
+        columns.append(cells)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
     body = []
-    for _, row in df[cols].iterrows():
-        cells = []
-        for c in cols:
-            v = row[c]
-            if isinstance(v, float) and math.isnan(v):
-                text = ""
-            elif isinstance(v, float):
-                text = f"{v:.6g}"
-            else:
-                text = str(v)
-            cells.append(f"<td>{html.escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    for i in range(len(df)):
+        cells = "".join(f"<td>{html.escape(col[i])}</td>" for col in columns)
+        body.append(f"<tr>{cells}</tr>")
+    return (
+        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def _sweep_tables(df: pd.DataFrame, varied: list[str]) -> str:
+    """The points: the varied keys and the main metrics, then every column in a fold."""
+    main = [c for c in varied if c in df] + [c for c in _MAIN_COLUMNS if c in df]
+    main = [c for c in main if df[c].notna().any()]
+    out = "<h2>Points</h2>" + _table(df[main], human=True)
+    out += (
+        "<details><summary>All columns</summary>"
+        + _table(df, first=varied, human=True)
+        + "</details>"
+    )
+    return out
+
+
+def _describe_stack(stack: Any) -> str:
+    """The stack in one paragraph: its name and description, host, HBA, paths and device."""
+    d = stack.to_dict() if hasattr(stack, "to_dict") else dict(stack)
+    parts = []
+    name, desc = d.get("name"), d.get("description")
+    if name or desc:
+        parts.append(f"<b>{html.escape(str(name or 'stack'))}</b>")
+        if desc:
+            parts[-1] += f": {html.escape(str(desc))}"
+    host = d.get("host") or {}
+    hba = d.get("hba") or {}
+    mp = d.get("multipath") or {}
+    dev = d.get("device") or {}
+    bits = []
+    if host.get("overhead") not in (None, "0", 0):
+        over = _quantity(host["overhead"], "s").replace("us", " µs").replace("ms", " ms")
+        bits.append(f"host overhead {html.escape(over)} per I/O")
+    if hba.get("queue_depth"):
+        paths = mp.get("paths", 1)
+        bits.append(
+            f"HBA queue depth {hba['queue_depth']} × {paths} path{'s' if paths != 1 else ''}"
+        )
+    if dev:
+        kind = dev.get("kind", "device")
+        extra = [f"{k.replace('_', ' ')} {dev[k]}" for k in ("units", "scheduler") if k in dev]
+        extra_text = f" ({', '.join(extra)})" if extra else ""
+        bits.append(f"{html.escape(str(kind))} device{html.escape(extra_text)}")
+    if bits:
+        parts.append("; ".join(bits) + ".")
+    return " ".join(parts)
+
+
+_RW = {
+    "randread": "random reads",
+    "randwrite": "random writes",
+    "read": "sequential reads",
+    "write": "sequential writes",
+    "randrw": "random mixed reads and writes",
+    "rw": "sequential mixed reads and writes",
+}
+
+
+def _describe_workload(df: pd.DataFrame, varied: list[str]) -> str:
+    """The workload in words, from the columns that do not change between points, and what
+    the sweep varies."""
+
+    def const(col):
+        if col in df and col not in varied and df[col].nunique(dropna=True) == 1:
+            return df[col].dropna().iloc[0]
+        return None
+
+    words = []
+    rw, bs = const("rw"), const("block_size_bytes")
+    what = _RW.get(str(rw), str(rw)) if rw is not None else "I/Os"
+    if bs is not None:
+        words.append(f"{_size(bs)} {what}")
+    else:
+        words.append(what)
+    jobs, depth = const("numjobs"), const("iodepth")
+    if jobs is not None:
+        words.append(f"{int(jobs)} job{'s' if int(jobs) != 1 else ''}")
+    if depth is not None:
+        words.append(f"iodepth {int(depth)}")
+    rate = const("rate_iops")
+    if rate is not None:
+        words.append(f"offered at {labels.number(rate)} IOPS")
+    sentence = "Workload: " + ", ".join(words) + "."
+    if varied:
+        sentence += " Varied: " + "; ".join(
+            f"{_label(k)} over {_range_text(k, df[k])}" for k in varied
+        ) + "."
+    how = []
+    for col, text in (("engine", "engine {}"), ("seed", "seed {}"), ("ios", "{} I/Os per point")):
+        v = const(col)
+        if v is not None:
+            how.append(text.format(labels.number(v) if col == "ios" else v))
+    if how:
+        sentence += " Simulation: " + ", ".join(how) + "."
+    elif "engine" in df and df["engine"].isna().all():
+        sentence += " Measured (no simulation engine)."
+    return html.escape(sentence)
+
+
+def _range_text(key: str, col: pd.Series) -> str:
+    vals = list(dict.fromkeys(col.dropna().tolist()))
+    try:
+        vals = sorted(vals)
+    except TypeError:
+        pass
+    shown = [_value_text(key, v) for v in vals]
+    if len(shown) > 6:
+        shown = [*shown[:3], "…", *shown[-2:]]
+    return ", ".join(shown)
+
+
+def _size(n: Any) -> str:
+    try:
+        v = float(n)
+    except (TypeError, ValueError):
+        return str(n)
+    if v >= 1024**2 and v % 1024**2 == 0:
+        return f"{v / 1024**2:g} MiB"
+    if v >= 1024:
+        return f"{labels.number(v / 1024)} KiB"
+    return f"{labels.number(v)} B"
+
+
+def _quantity(v: Any, unit: str) -> str:
+    """A value with a unit, for people: seconds as µs/ms/s, bytes as KiB, B/s as MiB/s."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return ""
+    if unit == "s" and isinstance(v, (int, float)):
+        _, (cell,) = labels.column("x_s", [v])
+        head, _ = labels.column("x_s", [v])
+        return f"{cell} {head.rsplit('(', 1)[1].rstrip(')')}"
+    if unit in ("B", "bytes") and isinstance(v, (int, float)):
+        return _size(v)
+    if unit in ("B/s", "Bps") and isinstance(v, (int, float)):
+        return f"{labels.number(v / _MIB)} MiB/s"
+    text = labels.number(v) if isinstance(v, (int, float)) else str(v)
+    return f"{text} {unit}".strip()
 
 
 # -- fit ------------------------------------------------------------------------------------
 
 
 def _metric_scale(name: str) -> tuple[float, str]:
-    if name.endswith("_s"):
-        return 1e3, f"{name[:-2]} (ms)"
-    if name.endswith("_Bps"):
-        return 1 / _MIB, f"{name[:-4]} (MiB/s)"
-    return 1.0, name
+    return labels.scale(name), labels.title(name)
+
+
+def _log_if_wide(fig: go.Figure, values: Sequence[Any]) -> go.Figure:
+    """A log x axis (labelled powers of two or 1-2-5) when x spans 32x or more of positive
+    numbers, e.g. queue depths 1 .. 256: a linear axis would squeeze the first half into a
+    corner."""
+    try:
+        vals = [float(v) for v in values]
+    except (TypeError, ValueError):
+        return fig
+    if vals and min(vals) > 0 and max(vals) / min(vals) >= 32:
+        log_axis(fig, "x", vals)
+    return fig
 
 
 _FIT_SKIP = {"set", "source", "extrapolated", "holdout", "held_out", "label"}
@@ -351,7 +577,9 @@ def fit_figures(fit: Mapping[str, Any], x: str | None = None) -> list[tuple[str,
                         name=name,
                     )
                 )
-        figs.append((f"Fit: {m}", _layout(f, f"{m}: measured and predicted", _label(x), ytitle)))
+        what = ytitle.split(" (")[0]
+        _layout(f, f"{what}: measured and predicted", _label(x), ytitle)
+        figs.append((f"Fit: {what}", _log_if_wide(f, xs)))
     errs: list[str] = []
     for p in points:
         for k, v in (p.get("error") or {}).items():
@@ -360,7 +588,7 @@ def fit_figures(fit: Mapping[str, Any], x: str | None = None) -> list[tuple[str,
     if errs:
         f = go.Figure()
         labels = [
-            f"{x}={_fmt(v)}" + (" (held out)" if _held(p) else "")
+            f"{_short(x)} {_value_text(x, v)}" + (" (held out)" if _held(p) else "")
             for v, p in zip(xs, points, strict=True)
         ]
         for j, k in enumerate(errs):
@@ -368,7 +596,7 @@ def fit_figures(fit: Mapping[str, Any], x: str | None = None) -> list[tuple[str,
                 go.Bar(
                     x=labels,
                     y=[(p.get("error") or {}).get(k) for p in points],
-                    name=k,
+                    name=_short(k),
                     marker_color=_PALETTE[j % len(_PALETTE)],
                 )
             )
@@ -378,20 +606,24 @@ def fit_figures(fit: Mapping[str, Any], x: str | None = None) -> list[tuple[str,
     return figs
 
 
+def _yes_no(v: Any) -> str:
+    return {True: "yes", False: "no"}.get(v, _fmt_any(v)) if isinstance(v, bool) else _fmt_any(v)
+
+
 def _fit_summary(fit: Mapping[str, Any]) -> str:
     rows = []
     for name, p in (fit.get("params") or {}).items():
         if isinstance(p, Mapping):
-            ci = p.get("ci95") or [None, None]
+            ci = list(p.get("ci95") or [None, None])
+            unit = str(p.get("unit", "") or "")
             rows.append(
                 {
-                    "parameter": name,
-                    "value": _fmt_any(p.get("value")),
-                    "95 % CI low": _fmt_any(ci[0]) if len(ci) > 0 else "",
-                    "95 % CI high": _fmt_any(ci[1]) if len(ci) > 1 else "",
-                    "unit": p.get("unit", ""),
-                    "determined": _fmt_any(p.get("determined", "")),
-                    "at bound": _fmt_any(p.get("at_bound", "")),
+                    "parameter": f"{_short(name)} ({name})",
+                    "value": _quantity(p.get("value"), unit),
+                    "95 % CI low": _quantity(ci[0], unit) if len(ci) > 0 else "",
+                    "95 % CI high": _quantity(ci[1], unit) if len(ci) > 1 else "",
+                    "determined by the data": _yes_no(p.get("determined", "")),
+                    "at a bound": _yes_no(p.get("at_bound", "")),
                 }
             )
         else:
@@ -399,14 +631,23 @@ def _fit_summary(fit: Mapping[str, Any]) -> str:
     out = []
     if fit.get("model"):
         out.append(f"<p>Model: <b>{html.escape(str(fit['model']))}</b></p>")
+    if isinstance(fit.get("stack"), Mapping):
+        out.append(f"<p>Calibrated stack: {_describe_stack(fit['stack'])}</p>")
     if rows:
         out.append("<h2>Fitted parameters</h2>" + _table(pd.DataFrame(rows)))
     mape = fit.get("mape") or {}
     if mape:
-        table = [{"set": "all", **{k: _fmt_any(v) for k, v in mape.items()}}]
+
+        def pct(vals):
+            return {
+                _short(k): labels.number(v, 3) if isinstance(v, (int, float)) else _fmt_any(v)
+                for k, v in vals.items()
+            }
+
+        table = [{"points": "all", **pct(mape)}]
         for set_name, vals in (fit.get("mape_by_set") or {}).items():
             if isinstance(vals, Mapping):
-                table.append({"set": set_name, **{k: _fmt_any(v) for k, v in vals.items()}})
+                table.append({"points": set_name, **pct(vals)})
         out.append("<h2>Mean absolute percentage error (%)</h2>" + _table(pd.DataFrame(table)))
     warnings = fit.get("warnings") or []
     if warnings:
@@ -422,10 +663,10 @@ body { font-family: system-ui, -apple-system, Segoe UI, Roboto, sans-serif; marg
        max-width: 1100px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 1.6em; }
 .meta { color: #666; font-size: 0.9em; }
-table { border-collapse: collapse; font-size: 0.82em; margin: 1em 0; display: block;
-        overflow-x: auto; }
+.table-wrap { max-width: 100%; overflow-x: auto; margin: 1em 0; }
+table { border-collapse: collapse; font-size: 0.82em; }
 th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; }
+th { background: #f4f4f4; white-space: normal; vertical-align: bottom; min-width: 4.5em; }
 .figure { margin: 1em 0; }
 """
 
@@ -436,10 +677,35 @@ def _plotly_js() -> str:
     return get_plotlyjs()
 
 
+def _sweep_summary(df: pd.DataFrame, varied: list[str], stack: Any = None) -> str:
+    """What was simulated, in words: the stack (given, or carried by the rows as ``stack`` /
+    ``preset``) and the workload."""
+    out = []
+    if stack is None and "stack" in df and isinstance(df["stack"].iloc[0], Mapping):
+        stack = df["stack"].iloc[0]
+    if stack is not None:
+        out.append(f"<p>Stack: {_describe_stack(stack)}</p>")
+    elif "preset" in df and df["preset"].nunique() == 1:
+        out.append(f"<p>Stack: preset <b>{html.escape(str(df['preset'].iloc[0]))}</b>.</p>")
+    else:
+        out.append(
+            '<p class="meta">The rows do not say which stack was simulated (give it to '
+            "<code>write_report(..., stack=)</code>).</p>"
+        )
+    out.append(f"<p>{_describe_workload(df, varied)}</p>")
+    return "\n".join(out)
+
+
 def report_html(
-    data: Any, *, title: str | None = None, x: str | None = None, source: str = ""
+    data: Any,
+    *,
+    title: str | None = None,
+    x: str | None = None,
+    source: str = "",
+    stack: Any = None,
 ) -> str:
-    """The whole report as one HTML string (plotly.js inline, no network needed)."""
+    """The whole report as one HTML string (plotly.js inline, no network needed). ``stack``
+    (a Stack or its dict) is described at the top of a sweep report."""
     from . import __version__
 
     fit = is_fit(data)
@@ -466,9 +732,9 @@ def report_html(
     else:
         df = _frame(data)
         varied = _varied(df)
-        summary = ""
+        summary = _sweep_summary(df, varied, stack)
         n = len(df)
-        table = "<h2>Points</h2>" + _table(df, first=varied)
+        table = _sweep_tables(df.drop(columns=["stack"], errors="ignore"), varied)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"{n} point(s); iosim {__version__}; generated {when}"
     if source:
@@ -492,7 +758,7 @@ def _fmt_any(v: Any) -> str:
     if v is None:
         return ""
     if isinstance(v, float):
-        return f"{v:.6g}"
+        return labels.number(v)
     if isinstance(v, (dict, list)):
         return json.dumps(v)
     return str(v)
@@ -504,10 +770,12 @@ def write_report(
     *,
     title: str | None = None,
     x: str | None = None,
+    stack: Any = None,
 ) -> Path:
     """Write the HTML report of ``source`` (a file written by ``iosim sweep``/``iosim fit
     --json``, a Curve, rows, a DataFrame or a fit object) to ``output`` and return its path.
-    The default output is the source file with ``.html``; required when ``source`` is data."""
+    The default output is the source file with ``.html``; required when ``source`` is data.
+    ``stack`` (the simulated Stack) is described at the top of a sweep report."""
     name = ""
     if isinstance(source, (str, Path)):
         name = str(source)
@@ -523,6 +791,6 @@ def write_report(
     out = Path(output)
     if not out.parent.is_dir():
         raise SpecError(f"{out}: directory {str(out.parent)!r} does not exist")
-    text = report_html(data, title=title, x=x, source=name)
+    text = report_html(data, title=title, x=x, source=name, stack=stack)
     out.write_text(text, encoding="utf-8")
     return out

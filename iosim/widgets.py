@@ -268,6 +268,9 @@ def update_figure(widget: go.FigureWidget, fig: go.Figure) -> None:
         if same:
             for old, tr in zip(widget.data, new, strict=True):
                 props = {k: v for k, v in tr.to_plotly_json().items() if k not in ("type", "uid")}
+                # a property left at its default is absent from the new trace: say it, or the
+                # old value would stay (a legend entry hidden once would never come back)
+                props.setdefault("showlegend", True)
                 old.update(props)
         else:
             widget.data = ()
@@ -479,7 +482,9 @@ class Explorer(W.VBox):
             f"{stack.name or 'stack'}: threads 1..{self.threads}, HBA QD {stack.hba.queue_depth}"
             f" x {paths - failed}/{paths} path{'s' if paths > 1 else ''} up"
         )
-        fig = plots.iops_latency(curve, theory=theory, title=title)
+        fig = plots.iops_latency(
+            curve, theory=theory, title=title, log_x=self.spacing == "log"
+        )
         diagram = plots.stack_diagram(
             stack, curve[-1], title=f"where the I/Os are at {self.threads} threads"
         )
@@ -683,8 +688,9 @@ class Comparer(W.VBox):
         curve = Curve(points, x=self.vary)
         col = self.vary.split(".")[-1]
         title = f"measured vs {self.stack.name or 'model'}" + (" (fitted)" if self.fitted else "")
+        wide = min(self.values) > 0 and max(self.values) / min(self.values) >= 32
         fig = plots.iops_latency(
-            curve, x=self.vary, measured=self.measured, measured_x=col, title=title
+            curve, x=self.vary, measured=self.measured, measured_x=col, title=title, log_x=wide
         )
         return curve, fig
 

@@ -24,9 +24,21 @@ EXPLORER = ".iosim-explore"
 IOPS = "IOPS (simulated)"
 HOST = "host latency (simulated)"
 DEVICE = "device latency (simulated)"
+LOG_TICKS_JS = """() => {
+  const out = [];
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const lay = gd._fullLayout;
+    for (const k of Object.keys(lay)) {
+      if (/^[xy]axis\\d*$/.test(k) && lay[k].type === 'log' && lay[k]._vals) {
+        out.push([gd.id + '.' + k, lay[k]._vals.filter(v => !v.minor).map(v => v.text)]);
+      }
+    }
+  }
+  return out;
+}"""
 DIAGRAM_JS = """() => {
   const gd = document.querySelector('.iosim-explore .js-plotly-plot.iosim-diagram');
-  return gd && gd.data && Array.from(gd.data[1].x);
+  return gd && gd.data && Array.from(gd.data[1].customdata);
 }"""
 
 
@@ -154,3 +166,47 @@ def test_02_hba_queue_depth_slider_moves_the_wall(page, server, shots):
     assert after["path"] != before["path"]
     explorer.screenshot(path=shots / "02_hba_qd_after.png")
     assert not page.errors, page.errors
+
+
+def test_gallery_renders_every_figure(browser, shots, tmp_path_factory):
+    """The plot gallery in Chromium: every figure drawn (an SVG with its data), no script
+    error, the log axes labelled at their major ticks only; screenshots for people to look at
+    go to test-artifacts/browser/gallery/."""
+    from iosim import gallery
+
+    out = tmp_path_factory.mktemp("gallery")
+    pages = [p for p in gallery.write(out, png=False) if p.suffix == ".html"]
+    dest = shots / "gallery"
+    dest.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    context.route(lab.NOT_LOCAL, lambda route: route.abort())
+    pg = context.new_page()
+    errors = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto((out / "index.html").as_uri())
+        pg.wait_for_load_state("load")
+        skip = ("error_table", "report", "index")
+        n_figs = len([p for p in pages if not p.stem.startswith(skip)])
+        assert pg.locator(".js-plotly-plot").count() == n_figs
+        # every figure has drawn its traces
+        drawn = pg.evaluate(
+            "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+            ".map(gd => [gd.id, gd.querySelectorAll('.trace, .bars .point').length])"
+        )
+        assert drawn and all(n > 0 for _, n in drawn), drawn
+        # the tick labels plotly drew on each log axis: at most a dozen, all non-empty (no
+        # unlabelled gaps) and never a lone minor digit run "2 3 4 5 6 7 8 9"
+        log_ticks = pg.evaluate(LOG_TICKS_JS)
+        assert len(log_ticks) >= 5, log_ticks
+        for name, texts in log_ticks:
+            assert 2 <= len(texts) <= 12 and all(texts), (name, texts)
+            assert not {"3", "5", "7", "9"} <= set(texts), (name, texts)
+        pg.screenshot(path=str(dest / "index.png"), full_page=True)
+        for page in pages:
+            pg.goto(page.as_uri())
+            pg.wait_for_load_state("load")
+            pg.screenshot(path=str(dest / f"{page.stem}.png"), full_page=True)
+    finally:
+        context.close()
+    assert not errors, errors

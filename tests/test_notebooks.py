@@ -41,8 +41,8 @@ TOLERANCES = {
             "IOPS one path QD 32": 3.0,
         }
     },
-    "04_the_spinning_disk": {
-        "E5": {"simulated vs formula": 3.0},
+    "04_the_spinning_disk": {"E5": {"simulated vs formula": 3.0}},
+    "04b_disk_caches": {
         "E6 IOMeter": {"IOPS": 5.0, "mean latency": 5.0},
         "E6 fio": {"IOPS QD 1": 5.0, "util QD 1 (points)": 0.5, "latency QD 4": 10.0},
         "E7": {"IOPS": 15.0, "mean latency": 15.0},
@@ -64,6 +64,7 @@ ANSWERS = {
     "02_hba_queue_depth_wall": (["13"], ["12", "14", "4"]),
     "03_multipath_and_failure": (["4, 8", "3, 12"], ["2, 16", "1, 64"]),
     "04_the_spinning_disk": (["57"], ["76", "40"]),
+    "04b_disk_caches": (["90"], ["120", "14529", "45"]),
     "05_raid": (["'10', 30", "'5', 60", "'6', 90"], ["'0', 15", "'10', 28", "'1', 40", "'10', 31"]),
     "06_inside_an_ssd_and_util": (["3.7, True"], ["99.9, False", "3.7, False", "50, True"]),
     "07_cloud_volumes": (
@@ -72,8 +73,12 @@ ANSWERS = {
     ),
     "08_checking_a_vendor_claim": (["4096, 128"], ["8192, 128", "4096, 100", "impossible=True"]),
     "09_bring_your_own_trace": (
-        ["float(prediction.df.loc[prediction.df['iodepth'] == 64, 'iops'].iloc[0])"],
-        ["80885.37", "None"],
+        ["float(prediction.df.loc[prediction.df['iodepth'] == 64, 'lat_p99_s'].iloc[0] * 1e3)"],
+        [
+            "80885.37",
+            "None",
+            "float(prediction.df.loc[prediction.df['iodepth'] == 64, 'lat_mean_s'].iloc[0] * 1e3)",
+        ],
     ),
     "10_capacity_planning": (["2, 32", "3, 16"], ["2, 16", "1, 64"]),
 }

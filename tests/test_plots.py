@@ -39,9 +39,9 @@ def test_colours_are_distinct_per_source():
 def test_x_values_aliases(curve):
     xs, label = plots.x_values(curve)
     assert list(xs) == list(range(1, 9))
-    assert label.startswith("threads")
+    assert label == "Jobs (numjobs)"  # the human title, never the raw key
     xs2, label2 = plots.x_values(curve, "threads")
-    assert list(xs2) == list(range(1, 9)) and "outstanding" in label2
+    assert list(xs2) == list(range(1, 9)) and label2.startswith("Outstanding I/Os")
     with pytest.raises(ValueError, match="not a column"):
         plots.x_values(curve, "nope")
 
@@ -68,7 +68,7 @@ def test_iops_latency_units_and_split(curve, lun):
     band = trace(fig, "IOPS 95% CI")
     assert len(band.x) == 2 * len(iops.x) and band.fill == "toself"
     assert fig.layout.title.text == "E2"
-    assert fig.layout.yaxis2.title.text == "ms"
+    assert fig.layout.yaxis2.title.text == "Mean latency (ms)"
 
 
 def test_iops_latency_trace_list_is_stable(curve, lun):
@@ -173,13 +173,19 @@ def test_stack_diagram(curve, lun):
     stack, _ = lun
     fig = plots.stack_diagram(stack, curve[-1])
     cap, occ = fig.data
-    assert list(cap.y) == ["jobs (host overhead)", "host queue", "HBA slots", "device units"]
-    assert cap.x[2] == 4 and cap.x[3] == 64
+    names = [y.split("<br>")[0].removeprefix("<b>").removesuffix("</b>") for y in cap.y]
+    assert names == ["jobs in host overhead", "host queue", "HBA slots", "device units"]
+    # capacities and mean occupancies in I/Os; the fill is their ratio on a linear scale
+    assert list(cap.customdata)[2:] == [4, 64]
     r = curve[-1]
-    assert occ.x[2] == pytest.approx(r.device_qd_mean)
-    assert occ.x[1] == pytest.approx(r.qd_mean - r.device_qd_mean)
-    assert occ.x[0] == pytest.approx(8 - r.qd_mean)
-    assert "4.00 of 1 path x QD 4 = 4" in occ.text[2]
+    assert occ.customdata[2] == pytest.approx(r.device_qd_mean)
+    assert occ.customdata[1] == pytest.approx(r.qd_mean - r.device_qd_mean)
+    assert occ.customdata[0] == pytest.approx(8 - r.qd_mean)
+    assert occ.x[3] == pytest.approx(100 * r.unit_util * 64 / 64)  # 4 of 64 units: 6 %
+    assert occ.x[2] == pytest.approx(100 * r.device_qd_mean / 4)
+    assert fig.layout.xaxis.type != "log" and list(cap.x) == [100.0] * 4
+    assert "4.00 of 4 in use (1 path × QD 4)" in cap.y[2]
+    assert "jobs between I/Os" in cap.y[0]  # the count says what it counts
     empty = plots.stack_diagram(stack)
     assert list(empty.data[1].x)[1:] == [0.0, 0.0, 0.0]
 
@@ -190,10 +196,13 @@ def test_claim_limits_highlights_the_binding_limit():
     )
     fig = plots.claim_limits(check)
     bar = fig.data[0]
-    assert list(bar.y) == [c.name for c in check.ceilings]
-    i = list(bar.y).index(check.binding)
+    assert list(bar.y) == [plots.CEILING_LABELS[c.name] for c in check.ceilings]
+    assert "Little's law: QD / latency" in bar.y
+    i = [c.name for c in check.ceilings].index(check.binding)
     assert bar.marker.color[i] == plots.COLORS["measured"]
+    assert bar.textangle == 0 and "(tightest)" in bar.text[i]
     assert fig.layout.shapes[0].x0 == pytest.approx(1e6)
+    assert "claim: 1,000,000 IOPS (infeasible)" in fig.layout.annotations[0].text
     ok = check_claim(iops=1e5, bandwidth_Bps=4e9, block_bytes=4096)
     assert plots.claim_limits(ok).data[0].marker.color[0] == plots.COLORS["unit_util"]
 
@@ -234,7 +243,7 @@ def test_compare_curves(curve, lun):
     assert a.line.color != b.marker.color and b.mode == "markers"
     np.testing.assert_allclose(trace(fig, "latency: QD 4").y, curve.df["lat_p99_s"] * 1e3)
     assert trace(fig, "theory: QD 4").line.dash == "dash"
-    assert "p99 latency" in fig.layout.annotations[1].text
+    assert fig.layout.yaxis2.title.text == "p99 latency (ms)"
 
 
 def test_service_breakdown():

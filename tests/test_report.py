@@ -94,11 +94,11 @@ def test_sweep_figures(curve):
     assert {"Throughput", "Latency", "Latency vs throughput", "Utilisation"} <= set(figs)
     thr = figs["Throughput"]
     # x is the first varied key, one line per value of the other
-    assert [t.name for t in thr.data] == ["multipath.paths=1", "multipath.paths=2"]
+    assert [t.name for t in thr.data] == ["Paths 1", "Paths 2"]
     assert list(thr.data[0].x) == [1, 2, 4, 8, 16]
-    assert thr.layout.xaxis.title.text == "workload.numjobs"
+    assert thr.layout.xaxis.title.text == "Jobs (numjobs)"  # a human title, not the key
     lat = figs["Latency"]
-    assert lat.layout.yaxis.title.text == "ms"
+    assert lat.layout.yaxis.title.text == "Latency (ms)"
     assert max(lat.data[0].y) < 100  # milliseconds, not seconds
     figs = dict(sweep_figures(curve, x="multipath.paths"))
     assert len(figs["Throughput"].data) == 5
@@ -114,22 +114,25 @@ def test_report_html_is_self_contained(curve, tmp_path):
     assert "<script src=" not in text and '<link rel="stylesheet" href' not in text
     assert "Plotly" in text  # plotly.js inline: opens offline
     assert text.count('class="plotly-graph-div"') >= 4
-    assert "<table>" in text and "workload.numjobs" in text
+    assert "<table>" in text and "Jobs (numjobs)" in text
+    assert "Workload: 8 KiB random reads" in text and "Varied: Jobs (numjobs) over 1, 2" in text
 
 
 def test_fit_report():
     figs = dict(fit_figures(FIT))
     # metrics measured and predicted (not the predicted-only p99), then the errors
-    assert list(figs) == ["Fit: iops", "Fit: lat_mean_s", "Errors"]
-    names = [t.name for t in figs["Fit: iops"].data]
+    assert list(figs) == ["Fit: IOPS", "Fit: Mean latency", "Errors"]
+    names = [t.name for t in figs["Fit: IOPS"].data]
     assert names == ["predicted (calibrated model)", "measured, fitted", "measured, held out"]
-    assert list(figs["Fit: iops"].data[2].x) == [8]
-    assert figs["Fit: iops"].layout.xaxis.title.text == "outstanding"
-    assert figs["Fit: lat_mean_s"].layout.yaxis.title.text == "lat_mean (ms)"
+    assert list(figs["Fit: IOPS"].data[2].x) == [8]
+    assert figs["Fit: IOPS"].layout.xaxis.title.text == "Outstanding I/Os (jobs × iodepth)"
+    assert figs["Fit: Mean latency"].layout.yaxis.title.text == "Mean latency (ms)"
     assert figs["Errors"].layout.yaxis.title.text == "error (%)"
     text = report_html(FIT)
     for s in ("Fitted parameters", "device.units", "95 % CI low", "holdout", "only bounded"):
         assert s in text
+    # the fitted service time in a unit people read, not raw SI
+    assert "460 µs" in text and "0.00046" not in text and "4.6e-04" not in text
     with pytest.raises(SpecError, match="no points"):
         fit_figures({"params": {}, "points": []})
 
@@ -145,7 +148,7 @@ def test_cli_report_from_sweep_files_and_fit(capsys, tmp_path):
         assert "plotly-graph-div" in Path(out).read_text()
     (tmp_path / "fit.json").write_text(json.dumps(FIT))
     assert main(["report", str(tmp_path / "fit.json"), "-o", str(tmp_path / "f.html")]) == 0
-    assert "Fit: iops" in (tmp_path / "f.html").read_text()
+    assert "Fit: IOPS" in (tmp_path / "f.html").read_text()
     capsys.readouterr()
     (tmp_path / "bad.json").write_text("{not json")
     assert main(["report", str(tmp_path / "bad.json")]) == 2

@@ -79,12 +79,15 @@ def test_explore_updates_the_figure_in_place(lun):
     ref = iosim.sweep(stack, wl, {"workload.numjobs": range(1, 11)}, ios=IOS, progress=False)
     np.testing.assert_allclose(trace(fig, "IOPS (simulated)").y, ref.df["iops"])
     np.testing.assert_allclose(trace(fig, "host latency (simulated)").y, ref.df["lat_mean_s"] * 1e3)
+    # at 4 threads host and device latency coincide (one legend entry); at 10 they part, and
+    # the host's legend entry comes back
+    assert trace(fig, "host latency (simulated)").showlegend is not False
     # E2: beyond the HBA queue depth the host latency climbs, the device's stays flat
     dev = np.asarray(trace(fig, "device latency (simulated)").y)
     assert np.allclose(dev, 0.46, rtol=0.02)
     assert "threads 1..10" in fig.layout.title.text
     assert "threads=10" in ex.status.value and "IOPS 8,696" in ex.status.value
-    assert ex.diagram.data[0].x[2] == 4  # 4 HBA slots drawn
+    assert ex.diagram.data[0].customdata[2] == 4  # 4 HBA slots drawn
     ex.controls["hba_qd"].value = 8
     np.testing.assert_allclose(trace(fig, "IOPS (simulated)").y[-1], 8 / 0.46e-3, rtol=0.01)
     assert ex.progress.value == ex.progress.max == 10
@@ -167,12 +170,23 @@ def test_claim_checker():
     cc.fields["block_bytes"].value = 16  # KiB
     assert not cc.check.feasible and cc.check.binding == "bandwidth"
     bars = cc.figure.data[0]
-    assert "bandwidth" in list(bars.y)
+    assert "bandwidth / block size" in list(bars.y)
     assert "INFEASIBLE" in cc.text.value
     cc.fields["iops"].value = 0
     assert "claimed IOPS" in cc.text.value  # asks for it instead of raising
     with pytest.raises(ValueError, match="unknown"):
         widgets.claim_checker(iops=1, speed=2)
+
+
+def test_claim_checker_axis_follows_the_spread_of_the_limits():
+    cc = widgets.claim_checker(
+        iops=1e6, bandwidth_Bps=4e9, block_bytes=4096, latency_s=0.128e-3, queue_depth=1
+    )
+    ax = cc.figure.layout.xaxis
+    assert ax.type == "log" and ax.tickvals  # 7,813 against 976,563 IOPS: log, labelled
+    cc.fields["queue_depth"].value = 128  # 1,000,000 against 976,563: linear from zero
+    ax = cc.figure.layout.xaxis
+    assert ax.type == "linear" and ax.tickmode == "auto" and ax.range[0] == 0
 
 
 def test_thread_counts():
