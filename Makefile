@@ -11,7 +11,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # the files the compiled fast engine is built from: a change recompiles it at set-up
 ENGINE_SOURCES := $(wildcard iosim/engine/*.py iosim/devices/*.py) iosim/dists.py
 
-.PHONY: lab test lint bench validate clean browser
+.PHONY: lab test lint bench validate gallery clean browser
 
 $(STAMP): pyproject.toml
 	@echo "iosim set-up: creating $(VENV) and installing the dependencies (a few minutes, once)..."
@@ -47,6 +47,10 @@ test: lint browser $(WARM)
 
 bench: $(WARM)
 	$(BIN)/python benchmarks/engine.py
+
+# every plot kind rendered to PNG (test-artifacts/gallery/index.html), to look at after a change
+gallery: $(WARM)
+	$(BIN)/python -m iosim.gallery test-artifacts/gallery
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
