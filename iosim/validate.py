@@ -601,7 +601,9 @@ class Report:
             cal = [p.label + (f" ({', '.join(_title(m) for m in p.calibrated)})"
                               if set(p.calibrated) != set(p.measured) else "")
                    for p in rr.points if p.calibrated]
-            pred = [p.label for p in rr.points if p.predicted]
+            pred = [p.label + (f" ({', '.join(_title(m) for m in p.predicted)})"
+                               if p.calibrated else "")
+                    for p in rr.points if p.predicted]
             other = []
             for m, t in METRICS:
                 if m in ("iops", "lat_mean_s", "lat_p99_s"):
