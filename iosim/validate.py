@@ -459,7 +459,7 @@ FIT_SETS: tuple[FitSet, ...] = (
 
 # data sets in data/ that are not sweeps: reproduced with presets only
 NOT_SWEEPS = {
-    "e03_multipath": "E3: figures of a graph, no table of points (tests/test_experiments_e1_e3)",
+    "e03_multipath": "E3: figures read off a graph (its knee is reproduced above)",
     "e04_cloud_claim": "E4: a claim and its arithmetic (derivation above)",
     "e05_hdd_service_time": "E5: one textbook figure per rpm (reproduction above)",
     "e06_hdd_queue_depth/fio": "E6 fio: two points (reproduction above)",
@@ -556,6 +556,19 @@ def _fmt_value(metric: str, v: float) -> str:
     return f"{v:,.6g}"
 
 
+REPEATS = "sysbench/sysbench0412-fileio-rndrw-16threads-10-runs-appended-warnings.txt"
+
+
+def corpus_repeat_spread(corpus: Path = CORPUS) -> tuple[float, int] | None:
+    """The IOPS coefficient of variation of the corpus's one set of identical repeated runs
+    (ten sysbench fileio rndrw runs appended in one file), or None without the corpus."""
+    path = corpus / REPEATS
+    if not path.is_file():
+        return None
+    iops = [p.iops for p in load_curve([path]).points if p.iops]
+    return (_cv(iops), len(iops)) if len(iops) > 1 else None
+
+
 @dataclass
 class Report:
     model: str
@@ -563,6 +576,7 @@ class Report:
     reproductions: list[ReproductionResult]
     fits: list[FitRowResult]
     command: str = "iosim validate -o docs/validation.md"
+    repeats: tuple[float, int] | None = None
 
     def to_markdown(self) -> str:
         out = [
@@ -572,11 +586,22 @@ class Report:
             f"(fit model `{self.model}`, seed 1). Do not edit by hand: regenerate it; "
             "`tests/test_validate.py` fails when a row no longer matches the code.",
             "",
+            "The whole run takes about 1.5 minutes on two shared cores (most of it the SimPy "
+            "disk models of E6 and E8); `iosim validate --quick` runs shorter simulations for a "
+            "look (its numbers differ a little: never commit its output here), and "
+            "`--only E10-ssd,mx200` picks rows. `--model NAME` fits the sweeps with another "
+            "`iosim fit` model.",
+            "",
             "Errors are 100 x (simulated - measured) / measured, in percent. A point is "
             "*calibrated* when its preset's `[calibration]` table says a parameter was fitted "
             "on it (for the metrics it names); its errors are information only. Every other "
             "point is *predicted*. `spread` is the data's own run-to-run IOPS spread where the "
-            f"data show it; elsewhere {100 * ASSUMED_SPREAD:.0f} % is assumed for the warnings.",
+            f"data show it; elsewhere {100 * ASSUMED_SPREAD:.0f} % is assumed for the warnings"
+            + (f" (for scale: the corpus's one set of identical repeated runs, {self.repeats[1]} "
+               f"sysbench fileio runs appended in one file, varies by {100 * self.repeats[0]:.0f}"
+               " % in IOPS, coefficient of variation)" if self.repeats else "") + ". The "
+            "simulation's own 95 % confidence half-width is given beside each simulated "
+            "figure, to tell model error from simulation noise.",
             "",
         ]
         out += self._reproduction_summary()
@@ -760,7 +785,13 @@ def run(*, model: str = DEFAULT_MODEL, only: Sequence[str] | None = None, quick:
         if progress:
             progress(fs.name)
         frs.append(run_fit_set(fs, model=model, data=data, corpus=corpus, quick=quick))
-    return Report(model, quick, reps, frs)
+    repeats = corpus_repeat_spread(corpus) if fits else None
+    command = "iosim validate -o docs/validation.md"
+    if only:
+        command = f"iosim validate --only {','.join(only)}"
+    if model != DEFAULT_MODEL:
+        command += f" --model {model}"
+    return Report(model, quick, reps, frs, command=command, repeats=repeats)
 
 
 def run_cli(output: str | None, *, model: str = DEFAULT_MODEL, only: Sequence[str] | None = None,
