@@ -392,6 +392,8 @@ def run_reproduction(spec: Reproduction, *, data: Path = DATA, quick: bool = Fal
             ios = max(500, ios // 4)
         sim = simulate(st, wl, ios=ios, warmup_ios=warm, seed=seed)
         measured = {m: float(v) for m, _ in METRICS if (v := getattr(r, m, None)) is not None}
+        if "iops" in measured:  # bandwidth = IOPS x block size: the same figure twice
+            measured.pop("bandwidth_Bps", None)
         simulated = {m: float(v) for m in measured if (v := getattr(sim, m, None)) is not None}
         cal = tuple(m for m in calib.get(label, ()) if m in measured)
         points.append(PointResult(label, cal, measured, simulated, _ci(sim)))
