@@ -570,8 +570,8 @@ def cmd_validate(args) -> int:
     from .validate import run_cli as run_validate
 
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
-    return run_validate(args.output, model=args.model, only=only, quick=args.quick,
-                        corpus=args.corpus)
+    kw = {"model": args.model} if args.model else {}
+    return run_validate(args.output, only=only, quick=args.quick, corpus=args.corpus, **kw)
 
 
 def cmd_parse(args) -> int:
@@ -731,8 +731,8 @@ def build_parser() -> argparse.ArgumentParser:
         "with the spanning protocol (writes docs/validation.md)",
     )
     sp.add_argument("-o", "--output", metavar="FILE.md", help="default: print to stdout")
-    sp.add_argument("--model", default="generic", help="fit model of the sweep rows "
-                    "(default generic; any name iosim fit accepts)")
+    sp.add_argument("--model", help="fit model of the sweep rows: any name iosim fit "
+                    "accepts (default generic, the model of docs/validation.md)")
     sp.add_argument("--only", metavar="ROW,...", help="only these rows, e.g. E10-ssd,mx200")
     sp.add_argument("--quick", action="store_true", help="shorter runs (about a quarter)")
     sp.add_argument("--corpus", metavar="DIR", help="the real-output corpus "
