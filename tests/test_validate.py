@@ -62,6 +62,8 @@ def test_every_calibrated_point_is_a_measured_point():
     measured: dict[tuple[str, str], set[str]] = {}
     for spec in validate.REPRODUCTIONS:
         labels = measured.setdefault((spec.preset, spec.experiment), set())
+        if spec.custom is not None:  # E3's knee: a figure, not table rows
+            continue
         for rows in spec.rows:
             labels |= {label for label, _ in validate._measured_points(rows, validate.DATA)}
     for name in iosim.presets.names():
