@@ -44,6 +44,7 @@ from .workload import Workload
 __all__ = [
     "REPRODUCTIONS",
     "FIT_SETS",
+    "read_rows",
     "PointResult",
     "ReproductionResult",
     "FitRowResult",
@@ -331,10 +332,15 @@ def _label(row: dict[str, str], cols: tuple[str, ...]) -> str:
     return " ".join(parts)
 
 
+def read_rows(path: Path) -> list[dict[str, str]]:
+    """A CSV table under ``data/`` as a list of rows (column -> text)."""
+    with Path(path).open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
 def _measured_points(rows: Rows, data: Path) -> list[tuple[str, Results]]:
     path = data / rows.file
-    with path.open(encoding="utf-8", newline="") as fh:
-        raw = list(csv.DictReader(fh))
+    raw = read_rows(path)
     # a quantity/value table (E4's claim) holds figures, not points: the selected row is IOPS
     curve = None if raw and "quantity" in raw[0] else read_table(path)
     out = []

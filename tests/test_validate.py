@@ -144,3 +144,41 @@ def test_a_new_model_plugs_in_by_name():
     fs = next(f for f in validate.FIT_SETS if f.name == "E1-table")
     row = validate.run_fit_set(fs, model="ssd", quick=True)
     assert row.model == "ssd" and row.points
+
+
+def _table(name: str) -> list[dict]:
+    return validate.read_rows(validate.DATA / name)
+
+
+def test_closed_form_calibrations_follow_from_the_data():
+    """Where a preset's [calibration] gives a formula, the preset's value is that formula on
+    the data under data/ (to the digits the preset keeps), so a preset cannot drift from the
+    points it says it was fitted on."""
+    e1 = {int(r["threads"]): r for r in _table("e01_vdbench_allflash/threads.csv")}
+    z = 1 / float(e1[1]["iops"]) - float(e1[1]["lat_mean_ms"]) / 1e3
+    assert iosim.presets.stack("allflash-lun").host.overhead.mean_s == pytest.approx(z, rel=0.01)
+    s = sum(float(e1[n]["lat_mean_ms"]) for n in (2, 3, 4)) / 3e3
+    for name in ("allflash-lun", "allflash-lun-qd4", "allflash-lun-4path"):
+        assert iosim.presets.stack(name).device.service.mean_s == pytest.approx(s, rel=0.005)
+    (fio1, _) = _table("e06_hdd_queue_depth/fio_sata_4k_randwrite.csv")
+    z = float(fio1["lat_mean_ms"]) / 1e3 * (100 / float(fio1["util_pct"]) - 1)
+    assert iosim.presets.stack("hdd-sata-fio").host.overhead.mean_s == pytest.approx(z, rel=0.01)
+    e11 = _table("e11_sysbench_nvme/threads.csv")[0]
+    z = (1 - float(e11["util_pct"]) / 100) / float(e11["iops"])
+    assert iosim.presets.stack("nvme-intel-750").host.overhead.mean_s == pytest.approx(z, rel=0.01)
+    e8 = {int(r["qd"]): float(r["lat_mean_ms"]) / 1e3
+          for r in _table("e08_raid0_12disks/iometer_raid0_4k_randwrite.csv")}
+    raid = iosim.presets.stack("raid0-12x-hdd-wbc").device
+    assert raid.controller_overhead_s == pytest.approx(e8[2], rel=0.002)
+    assert raid.coalesce_timeout_s == pytest.approx(e8[1] - e8[2], rel=0.002)
+    summary = _table("e10_cloud_fio/summary.csv")
+    ioping = {r["volume"]: r for r in _table("e10_cloud_fio/ioping.csv")}
+    for name, volume in (("cloud-qingcloud-ssd", "high-performance"),
+                         ("cloud-qingcloud-capacity", "capacity")):
+        dev = iosim.presets.stack(name).device
+        runs = {r["rw"]: r for r in summary if r["volume"] == volume}
+        assert dev.read_iops_limit == float(runs["randread"]["read_iops"])
+        assert dev.write_iops_limit == float(runs["randwrite"]["write_iops"])
+        mean, mdev = (float(ioping[volume][k]) / 1e6 for k in ("lat_mean_us", "lat_mdev_us"))
+        assert dev.latency.mean_s == pytest.approx(mean)
+        assert dev.latency.scv == pytest.approx((mdev / mean) ** 2, abs=0.001)
