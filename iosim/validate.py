@@ -254,9 +254,11 @@ class ReproductionResult:
         for p in self.points:
             for m in p.calibrated:
                 e = p.error(m)
-                if e is not None and abs(e) > 100 * bar:
+                noise = p.sim_ci.get(m, 0.0)
+                if e is not None and abs(e) > 100 * bar + noise:
                     out.append(f"calibrated {p.label} {_title(m)} misses by {e:+.1f} %, more "
-                               f"than the spread ({100 * bar:.1f} %)")
+                               f"than the spread ({100 * bar:.1f} %) and the simulation's "
+                               f"noise (±{noise:.1f} %)")
         return out
 
 
@@ -522,10 +524,13 @@ def run_fit_set(fs: FitSet, *, model: str = DEFAULT_MODEL, data: Path = DATA,
     for p in res.points:
         for m in ("iops", "lat_mean_s"):
             e = p["error"].get(m)
-            if p["set"] == "fit" and e is not None and abs(e) > 100 * bar:
+            half, value = p.get("predicted_ci95", {}).get(m), p["predicted"].get(m)
+            noise = 100.0 * half / value if half is not None and value else 0.0
+            if p["set"] == "fit" and e is not None and abs(e) > 100 * bar + noise:
                 row.warnings.append(f"trained point {row.key}={p[row.key]} misses its "
                                     f"{_title(m)} by {e:+.1f} %, more than the spread "
-                                    f"({100 * bar:.1f} %)")
+                                    f"({100 * bar:.1f} %) and the simulation's noise "
+                                    f"(±{noise:.1f} %)")
     return row
 
 
@@ -609,7 +614,9 @@ class Report:
                f"sysbench fileio runs appended in one file, varies by {100 * self.repeats[0]:.0f}"
                " % in IOPS, coefficient of variation)" if self.repeats else "") + ". The "
             "simulation's own 95 % confidence half-width is given beside each simulated "
-            "figure, to tell model error from simulation noise.",
+            "figure, to tell model error from simulation noise. A calibrated (or trained) point "
+            "is flagged with a warning when it misses by more than the spread plus that "
+            "half-width.",
             "",
         ]
         out += self._reproduction_summary()
