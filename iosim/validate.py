@@ -633,9 +633,9 @@ class Report:
             "and the mean absolute error over predicted points (largest signed error in "
             "brackets).",
             "",
-            "| experiment | preset | kind | calibrated points | predicted points | IOPS | mean "
-            "| p99 | other metrics | spread |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| experiment | preset | kind | calibrated points | their largest error | predicted "
+            "points | IOPS | mean | p99 | other metrics | spread |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for rr in self.reproductions:
             cal = [p.label + (f" ({', '.join(_title(m) for m in p.calibrated)})"
@@ -652,9 +652,11 @@ class Report:
                 if e:
                     other.append(f"{t} {_mape_text(e)}")
             spread = f"{100 * rr.spec.spread:.1f} %" if rr.spec.spread is not None else "n/a"
+            cal_err = [e for m, _ in METRICS for e in rr.errors(m, calibrated=True)]
+            worst = f"{max(cal_err, key=abs):+.1f}" if cal_err else ""
             out.append(
                 f"| {rr.spec.key} | `{rr.spec.preset}` | {rr.spec.kind} | "
-                f"{', '.join(cal) or 'none'} | {', '.join(pred) or 'none'} | "
+                f"{', '.join(cal) or 'none'} | {worst} | {', '.join(pred) or 'none'} | "
                 f"{_mape_text(rr.errors('iops', False))} | "
                 f"{_mape_text(rr.errors('lat_mean_s', False))} | "
                 f"{_mape_text(rr.errors('lat_p99_s', False))} | {'; '.join(other)} | {spread} |"
