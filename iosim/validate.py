@@ -193,6 +193,15 @@ REPRODUCTIONS: tuple[Reproduction, ...] = (
                   Rows("e09_dd_iostat/dd_iostat.csv", ("tool", "rw", "bs_bytes"),
                        (("device", "cloud_disk"), ("max_sectors_kb", "256")),
                        workload=(("iodepth", 1),))), _e9_len),
+    Reproduction("E9-raw-sata", "E9", "fio on a raw SATA disk partition, 4 KiB random, QD 32",
+                 "hdd-7200",
+                 tuple(Rows("e09_dd_iostat/fio_raw_devices.csv", ("rw", "qd"),
+                            (("device", "SATA"), ("rw", rw))) for rw in ("randread", "randwrite")),
+                 _hdd_len(),
+                 note="fio's live status line, not its summary; a partition (/dev/sda6) of a disk "
+                      "the article does not name, so the whole-disk span of the generic 7200 rpm "
+                      "preset is an assumption; sequential rows need the drive's read-ahead and "
+                      "write cache, which this write-through preset does not claim"),
     Reproduction("E10-ssd", "E10", "QingCloud high-performance volume, fio QD 64",
                  "cloud-qingcloud-ssd",
                  (Rows("e10_cloud_fio/summary.csv", ("rw",), (("volume", "high-performance"),)),
