@@ -709,14 +709,18 @@ class Report:
                 f"{_num(fr.mape('lat_p99_s', 'holdout'))} | "
                 f"{_num(tr[0])} / {_num(tr[1])} | {spread} |"
             )
-        ran = [fr for fr in self.fits if not fr.skipped]
-        ho_i = [v for fr in ran if (v := fr.mape("iops", "holdout")) is not None]
-        ho_l = [v for fr in ran if (v := fr.mape("lat_mean_s", "holdout")) is not None]
+        out.append("")
+        for what, group in (("real sweeps: the measured KVM disk and the corpus", True),
+                            ("published tables E1-E11", False)):
+            ran = [fr for fr in self.fits if not fr.skipped and fr.name.startswith("E") != group]
+            ho_i = [v for fr in ran if (v := fr.mape("iops", "holdout")) is not None]
+            ho_l = [v for fr in ran if (v := fr.mape("lat_mean_s", "holdout")) is not None]
+            if ran:
+                out.append(f"Headline ({what}; held-out points): IOPS MAPE {_num(_mean(ho_i))} % "
+                           f"and mean-latency MAPE {_num(_mean(ho_l))} %, the mean over "
+                           f"{len(ho_i)} and {len(ho_l)} data sets.")
+                out.append("")
         out += [
-            "",
-            f"Headline (fits, held-out points): IOPS MAPE {_num(_mean(ho_i))} % and mean-latency "
-            f"MAPE {_num(_mean(ho_l))} %, averaged over {len(ho_i)} and {len(ho_l)} data sets.",
-            "",
             "Not sweeps (reproduced with presets only): "
             + "; ".join(f"`{k}` ({v})" for k, v in NOT_SWEEPS.items()) + ".",
             "",
