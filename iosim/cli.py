@@ -633,6 +633,14 @@ def cmd_fit(args) -> int:
     return run_cli(args.files, args.model, holdout, args.json, **kw)
 
 
+def cmd_validate(args) -> int:
+    from .validate import run_cli as run_validate
+
+    only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    kw = {"model": args.model} if args.model else {}
+    return run_validate(args.output, only=only, quick=args.quick, corpus=args.corpus, **kw)
+
+
 def cmd_parse(args) -> int:
     try:
         from . import traces
@@ -783,6 +791,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_fit)
+
+    sp = sub.add_parser(
+        "validate",
+        help="the accuracy table: reproductions (calibrated vs predicted points) and fits "
+        "with the spanning protocol (writes docs/validation.md)",
+    )
+    sp.add_argument("-o", "--output", metavar="FILE.md", help="default: print to stdout")
+    sp.add_argument("--model", help="fit model of the sweep rows: any name iosim fit "
+                    "accepts (default generic, the model of docs/validation.md)")
+    sp.add_argument("--only", metavar="ROW,...", help="only these rows, e.g. E10-ssd,mx200")
+    sp.add_argument("--quick", action="store_true", help="shorter runs (about a quarter)")
+    sp.add_argument("--corpus", metavar="DIR", help="the real-output corpus "
+                    "(default ../shared/corpus beside the source tree)")
+    sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("parse", help="read fio/vdbench/sysbench/iostat/IOMeter output")
     sp.add_argument("file")

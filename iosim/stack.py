@@ -208,6 +208,7 @@ class Stack:
     def from_dict(cls, table: dict, where: str = "") -> Stack:
         table = dict(table)
         table.pop("workload", None)
+        table.pop("calibration", None)  # provenance (presets), not part of the stack
         allowed = set(_SECTIONS) | {"device", "name", "description"}
         unknown = sorted(set(table) - allowed)
         if unknown:

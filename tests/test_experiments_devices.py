@@ -1,9 +1,12 @@
 """Reproductions of the published device experiments E4-E11 with the preset catalogue.
 
-Tolerances are the ones fixed in the project's brief before any fitting. Each preset file
-states which of its parameters were fitted and on which points; everything else checked here
-is a prediction. Run lengths are short (a few thousand I/Os per point, fixed seeds), so the
-tolerances include simulation noise.
+Each preset's ``[calibration]`` table says which parameters were fitted on which points;
+``CALIBRATED`` below names those points and a test checks it against the tables. The tests
+assert only the other, predicted figures; ``iosim validate`` (docs/validation.md) reports the
+calibrated ones apart, as information. Run lengths are short (a few thousand I/Os per point,
+fixed seeds), so the tolerances include simulation noise. Where a tolerance could only have been
+chosen after seeing the result, the test states the predicted error instead and pins it (a
+change to the model that moves it must update the statement).
 """
 
 from __future__ import annotations
@@ -17,6 +20,33 @@ import iosim
 from iosim import theory
 
 GIB = 1024**3
+
+# (preset, experiment) -> {point label: metrics fitted on it ("*" = all)}
+CALIBRATED = {
+    ("hdd-sata-iometer", "E6"): {"qd=1": "*"},
+    ("hdd-sata-fio", "E6"): {"qd=1": ("iops", "lat_mean_s", "util")},
+    ("hdd-sata-fio", "E7"): {},
+    ("raid0-12x-hdd-wbc", "E8"): {"qd=1": "*", "qd=2": "*"},
+    ("cloud-uos-1tb", "E9"): {},
+    ("cloud-qingcloud-ssd", "E10"): {"rw=randread": ("read_iops",),
+                                     "rw=randwrite": ("write_iops",), "ioping": "*"},
+    ("cloud-qingcloud-capacity", "E10"): {"rw=randread": ("read_iops",),
+                                          "rw=randwrite": ("write_iops",), "ioping": "*"},
+    ("nvme-intel-750", "E11"): {"threads=1": ("iops", "lat_mean_s", "util")},
+    ("hdd-7200", "E5"): {}, ("hdd-10k", "E5"): {}, ("hdd-15k", "E5"): {},
+    ("cloud-essd-1m", "E4"): {},
+}
+
+
+@pytest.mark.parametrize("key", sorted(CALIBRATED), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_calibrated_points_are_the_presets_own(key):
+    from iosim.validate import METRICS, calibrated_points
+
+    got = calibrated_points(*key)
+    want = CALIBRATED[key]
+    assert set(got) == set(want)
+    for label, metrics in want.items():
+        assert set(got[label]) == ({m for m, _ in METRICS} if metrics == "*" else set(metrics))
 
 
 def preset(name):
@@ -46,6 +76,7 @@ E5 = {"hdd-7200": 76, "hdd-10k": 111, "hdd-15k": 166}
 
 @pytest.mark.parametrize("name", sorted(E5))
 def test_e5_table_by_theory(name):
+    # a derivation: E5's table is this very formula on the data-sheet seek and rpm
     dev = preset(name)[0].device
     iops = theory.hdd_iops(dev.avg_seek_s, dev.rpm)  # 1000 / (seek + 30000 / rpm)
     assert abs(iops - E5[name]) < 1  # the seed rounds 75.9 up and truncates 166.7
@@ -64,29 +95,31 @@ def test_e5_simulated_at_qd1(name):
 
 # -- E6: one head, queue depth buys latency -------------------------------------------------
 
-E6_IOMETER = {1: (332.93, 3.00), 16: (329.79, 48.51), 256: (327.44, 774.40)}
+E6_IOMETER = {16: (329.79, 48.51), 256: (327.44, 774.40)}  # QD 1 is calibrated: not here
 
 
 def test_e6_iometer_disk_flat_with_fifo():
     stack, wl = preset("hdd-sata-iometer")
     assert stack.device.scheduler == "fifo"
     warm = stack.device.write_cache_entries + 1000
-    lat1 = None
+    qd1 = iosim.simulate(stack, wl, ios=3000, warmup_ios=warm + 1, seed=1)  # the reference
     for qd, (iops, resp_ms) in E6_IOMETER.items():
         r = iosim.simulate(stack, replace(wl, iodepth=qd), ios=3000, warmup_ios=warm + qd,
                            seed=1)
         assert r.iops == pytest.approx(iops, rel=0.05)
         assert r.lat_mean_s * 1e3 == pytest.approx(resp_ms, rel=0.05)
-        lat1 = lat1 or r.lat_mean_s
-        assert r.lat_mean_s / qd == pytest.approx(lat1, rel=0.05)  # proportional to QD
+        assert r.iops == pytest.approx(qd1.iops, rel=0.05)  # flat: one head, no reordering
+        assert r.lat_mean_s / qd == pytest.approx(qd1.lat_mean_s, rel=0.05)  # proportional
 
 
-def test_e6_fio_disk_230_iops_and_no_gain_at_qd4():
+def test_e6_fio_disk_no_gain_at_qd4():
+    """QD 1's IOPS, mean and util are calibrated (the cache size and Z), so only QD 4 is held
+    here. QD 1's p95 is predicted 34 % low (6.5 ms against 9.92 ms; docs/validation.md): the
+    screenshots the article read its figures from are not published, and no tolerance was
+    fixed for it."""
     stack, wl = preset("hdd-sata-fio")
     warm = stack.device.write_cache_entries + 1000
     qd1 = iosim.simulate(stack, wl, ios=3000, warmup_ios=warm, seed=1)
-    assert qd1.iops == pytest.approx(230, rel=0.05)
-    assert qd1.util == pytest.approx(0.9858, abs=0.005)  # Z fitted on it
     qd4 = iosim.simulate(stack, replace(wl, iodepth=4), ios=3000, warmup_ios=warm, seed=1)
     assert qd4.iops < 1.05 * qd1.iops
     assert qd4.lat_mean_s == pytest.approx(17e-3, rel=0.1)
@@ -116,13 +149,10 @@ def test_e7_one_gib_span_at_qd4():
 # -- E8: RAID 0 of 12 disks behind a write-back cache ---------------------------------------
 
 
-def test_e8_raid0_latencies_and_plateau():
+def test_e8_raid0_plateau():
+    """QD 1 and QD 2 are calibrated (the controller overhead and the coalescing timer), so the
+    plateau is what is held; the QD 1 > QD 2 latency is the calibrated signature, not asserted."""
     stack, wl = preset("raid0-12x-hdd-wbc")
-    qd1 = iosim.simulate(stack, wl, ios=1500, warmup_ios=300, seed=1)
-    assert qd1.lat_mean_s * 1e3 == pytest.approx(0.821, rel=0.10)
-    assert qd1.iops == pytest.approx(1216.00, rel=0.10)
-    qd2 = iosim.simulate(stack, replace(wl, iodepth=2), ios=1500, warmup_ios=300, seed=1)
-    assert qd2.lat_mean_s * 1e3 == pytest.approx(0.428, rel=0.10)
     plateau = sum((5369.33, 5377.39, 5487.91, 5470.97, 5520.23, 5542.74, 5513.99)) / 7
     qd32 = iosim.simulate(stack, replace(wl, iodepth=32), ios=2500, warmup_ios=4500, seed=1)
     assert qd32.iops == pytest.approx(plateau, rel=0.10)
@@ -140,15 +170,14 @@ E10 = {
 
 
 @pytest.mark.parametrize("name", sorted(E10))
-def test_e10_fitted_runs_and_predicted_mix(name):
+def test_e10_predicted_mix(name):
+    """The randread and randwrite runs are the caps themselves (calibrated); the 75/25 mix is
+    the prediction."""
     stack, wl = preset(name)
-    for rw, (reads, writes) in E10[name].items():
-        r = iosim.simulate(stack, replace(wl, rw=rw), ios=4000, seed=1)
-        tol = 0.05 if rw != "randrw" else 0.15
-        if reads:
-            assert r.read_iops == pytest.approx(reads, rel=tol)
-        if writes:
-            assert r.write_iops == pytest.approx(writes, rel=tol)
+    reads, writes = E10[name]["randrw"]
+    r = iosim.simulate(stack, replace(wl, rw="randrw"), ios=4000, seed=1)
+    assert r.read_iops == pytest.approx(reads, rel=0.15)
+    assert r.write_iops == pytest.approx(writes, rel=0.15)
     # the other cap model misses the mixed run by far more than the tolerance
     other = "shared" if stack.device.cap_model == "separate" else "separate"
     r = iosim.simulate(stack.with_(**{"device.cap_model": other}), wl, ios=4000, seed=1)
@@ -162,15 +191,17 @@ E11 = {1: (7113.16, 0.14, 0.17), 4: (26248.44, 0.15, 0.21), 16: (76845.96, 0.21,
 
 
 def test_e11_intel_750_threads_sweep():
+    """Threads 4..256 predicted (IOPS 10 %, mean 15 %, fixed before fitting); at one thread the
+    IOPS, mean and %util are calibrated (Z and the controller overhead), the p95 is not."""
     stack, wl = preset("nvme-intel-750")
     for n, (iops, lat_ms, p95_ms) in E11.items():
         r = iosim.simulate(stack, replace(wl, numjobs=n), ios=max(2500, 12 * n), seed=1)
-        assert r.iops == pytest.approx(iops, rel=0.10), n
-        assert r.lat_mean_s * 1e3 == pytest.approx(lat_ms, rel=0.15), n
+        if n > 1:
+            assert r.iops == pytest.approx(iops, rel=0.10), n
+            assert r.lat_mean_s * 1e3 == pytest.approx(lat_ms, rel=0.15), n
         assert r.lat_p95_s * 1e3 == pytest.approx(p95_ms, rel=0.25), n
         if n == 1:
-            assert r.util >= 0.93  # iostat: "busy" ...
-            assert r.unit_util < 0.05  # ... with 95 % of the dies idle
+            assert r.unit_util < 0.05  # iostat's "busy" (calibrated) with 95 % of dies idle
 
 
 def test_e11_p99_from_the_separate_run():
@@ -197,22 +228,23 @@ def test_e11_p95_at_256_threads_in_steady_state():
 
 
 def test_intel_750_against_the_data_sheet():
-    """Not an experiment: the preset, never fitted to these, against the data sheet ([TOM750]:
-    430K 4 KiB random-read IOPS at depth, 900 MB/s sequential write, 230K 4 KiB random-write
-    IOPS on a fresh drive). Reads within 10 %. The geometry is estimated and the program
-    bandwidth comes out about 40 % short (see the preset), so writes are held to 50 %; before
-    writes were placed by the FTL they were 12x short."""
+    """Not an experiment: the preset, never fitted to these, against the data sheet (Tom's
+    Hardware, 2015: 430K 4 KiB random-read IOPS at depth, 900 MB/s sequential write, 230K 4 KiB
+    random-write IOPS on a fresh drive). Reads within 10 %. Writes are predicted short: -39 %
+    (sequential) and -42 % (random), because the estimated geometry has about 1.6x too little
+    program bandwidth (see the preset). Those errors are stated and pinned to within 5 points,
+    not held to a bar."""
     stack, wl = preset("nvme-intel-750")
     rd = iosim.simulate(stack, replace(wl, block_size_bytes=4096, numjobs=4, iodepth=32),
                         ios=40000, seed=1)
     assert rd.iops == pytest.approx(430e3, rel=0.10)
     seq = iosim.simulate(stack, replace(wl, rw="write", block_size_bytes=131072, iodepth=32),
                          ios=20000, warmup_ios=20000, seed=1)
-    assert seq.bandwidth_Bps == pytest.approx(900e6, rel=0.5)
+    assert seq.bandwidth_Bps / 900e6 - 1 == pytest.approx(-0.39, abs=0.05)
     fresh = stack.with_(**{"device.fullness": 0.05})
     rnd = iosim.simulate(fresh, replace(wl, rw="randwrite", block_size_bytes=4096, numjobs=4,
                                         iodepth=32), ios=40000, warmup_ios=40000, seed=1)
-    assert rnd.iops == pytest.approx(230e3, rel=0.5)
+    assert rnd.iops / 230e3 - 1 == pytest.approx(-0.42, abs=0.05)
 
 
 # -- E9: the cloud disk whose SLA is its whole model ------------------------------------------
@@ -235,7 +267,8 @@ def test_e9_cloud_disk_from_its_sla_alone():
     rd = run(rw="read", block_size_bytes="256k", iodepth=64, span_bytes="50GiB")
     assert rd.bandwidth_Bps == pytest.approx(179.32e6, rel=0.05)  # IOMeter: 10^6-byte MB
     wr = run(rw="write", block_size_bytes="512k", iodepth=64, span_bytes="50GiB")
-    assert wr.bandwidth_Bps == pytest.approx(164.07e6, rel=0.10)
+    # IOMeter's 512 KiB writes ran below the SLA: predicted +8.6 %, stated and pinned, not a bar
+    assert wr.bandwidth_Bps / 164.07e6 - 1 == pytest.approx(0.086, abs=0.02)
     # dd bs=32M, max_sectors_kb 256: 128 requests per write, the queue filling and draining
     # once per dd write: about 64 in flight on average, await = 64 / 688 per s
     dd = run(stack.with_(**{"block.max_sectors_bytes": "256k"}), ios=300, rw="write",
@@ -249,6 +282,8 @@ def test_e9_cloud_disk_from_its_sla_alone():
 
 
 def test_e4_claim_arithmetic_in_simulation():
+    """A derivation, not a prediction: the preset is the claim's own figures, and these are
+    their arithmetic (Little's law, the bandwidth cap) carried out by the simulator."""
     stack, wl = preset("cloud-essd-1m")
     # 128 outstanding I/Os are exactly enough for 1 M IOPS at 0.128 ms ...
     small = replace(wl, block_size_bytes=3584, numjobs=2, iodepth=64)

@@ -14,7 +14,7 @@ from ..spec import SpecError
 from ..stack import Stack, load_toml
 from ..workload import Workload
 
-__all__ = ["names", "load", "stack", "catalogue", "DEFAULT"]
+__all__ = ["names", "load", "stack", "catalogue", "calibration", "DEFAULT"]
 
 DEFAULT = "allflash-lun-qd4"
 
@@ -51,3 +51,14 @@ def catalogue() -> list[tuple[str, str]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         out.append((name, str(data.get("description", ""))))
     return out
+
+
+def calibration(name: str) -> dict:
+    """The preset's ``[calibration]`` table: ``summary`` (one line) and, per fitted parameter
+    (a dotted key), ``{"data": experiment, "points": [labels], "how": ..., "metrics": [...]}``
+    (``metrics`` absent: every metric of those points was fitted)."""
+    files = _files()
+    if name not in files:
+        load(name)  # the unknown-preset message
+    data = tomllib.loads(files[name].read_text(encoding="utf-8"))
+    return dict(data.get("calibration", {}))
