@@ -48,6 +48,10 @@ test: lint browser $(WARM)
 bench: $(WARM)
 	$(BIN)/python benchmarks/engine.py
 
+# the accuracy table: every data set and corpus sweep, calibrated points apart (docs/validation.md)
+validate: $(WARM)
+	$(BIN)/iosim validate -o docs/validation.md
+
 # every plot kind rendered to PNG (test-artifacts/gallery/index.html), to look at after a change
 gallery: $(WARM)
 	$(BIN)/python -m iosim.gallery test-artifacts/gallery
