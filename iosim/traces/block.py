@@ -150,6 +150,8 @@ def iter_block_trace(
     chunk carries all the warnings.
     """
     p = Path(path)
+    if p.is_file() and p.stat().st_size == 0:
+        raise TraceFormatError(p, None, "empty file: expected a block trace")
     if format is None:
         format = detect_block_format(p)
         if format is None:
@@ -163,6 +165,7 @@ def iter_block_trace(
     records = _records(format, p, ctx, time_unit, size_unit)
     if device is not None:
         records = _only_device(records, ctx, device)
+        ctx.note(f"only device {device} kept")
     yield from chunked(records, ctx, chunk_requests=chunk_requests, max_requests=max_requests)
 
 

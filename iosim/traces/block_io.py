@@ -254,7 +254,9 @@ def chunked(records: Iterable[tuple], ctx: Context, *, chunk_requests: int,
                          device_names=dict(ctx.device_names), warnings=ctx.warnings)
         pending = nxt
     if not sent:
-        raise ctx.error(None, f"no requests found (expected {ctx.format} records)")
+        seen = ", ".join(list(ctx.device_names.values())[:10])
+        extra = f"; devices seen: {seen}" if seen else ""
+        raise ctx.error(None, f"no requests found (expected {ctx.format} records){extra}")
 
 
 def concat(chunks: Iterable[BlockTrace]) -> BlockTrace:
