@@ -414,3 +414,15 @@ def test_fuzz_random_lines_raise_only_trace_format_error(tmp_path, fmt, lines):
             continue
         assert len(t) > 0 and np.all(np.diff(t.arrival_s) >= 0)
         str(t.summary())
+
+
+def test_numpy_batches_and_line_by_line_parse_agree(tmp_path):
+    # clean lines go through NumPy in batches; a comment sends its batch line by line
+    body = "".join(f"{i * 0.25:.3f} {i % 3} {i * 16} {8 * (1 + i % 4)} {i % 2}\n"
+                   for i in range(300))
+    fast = read_block_trace(_write(tmp_path, body, "a.trace"), time_unit="ms",
+                            size_unit="sectors")
+    slow = read_block_trace(_write(tmp_path, "# header\n" + body, "b.trace"), time_unit="ms",
+                            size_unit="sectors")
+    _same(fast, slow)
+    assert fast.device_names == slow.device_names == {0: "0", 1: "1", 2: "2"}

@@ -36,14 +36,16 @@ DiskSim validate
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
 
-from .block_io import Context, LineReader, integer, number
+from .block_io import Context, LineReader, integer, number, whole
 
 SECTOR_BYTES = 512
 SNIFF_REQUESTS = 10_000
+BATCH_LINES = 65_536  # lines parsed at once by NumPy; a batch it cannot take goes line by line
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 SIZE_UNITS = {"sectors": float(SECTOR_BYTES), "bytes": 1.0}
 
@@ -154,32 +156,82 @@ def sniff_ascii_units(path, ctx: Context, time_unit, size_unit) -> tuple[str, st
     return time_unit or "ms", size_unit or "sectors"
 
 
+def _ascii_batch(batch: list[str], first: int, ctx: Context, t_scale: float,
+                 b_scale: float) -> dict | None:
+    """A batch of clean lines parsed by NumPy, or None when any line needs the careful path
+    (comments, blank or short lines, bad numbers, zero sizes: it names or counts them)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            a = np.loadtxt(batch, ndmin=2, usecols=range(5), comments=None, dtype=np.float64)
+        except (ValueError, IndexError):
+            return None
+    if a.shape[0] != len(batch) or not np.isfinite(a).all():
+        return None
+    ints = a[:, [1, 4]]
+    if (a[:, 1:3] < 0).any() or (a[:, 3] <= 0).any() or (ints != np.floor(ints)).any() \
+            or (ints > 2**31 - 1).any() or (a[:, 4] < 0).any():
+        return None
+    dev = a[:, 1].astype(np.int32)
+    for d in np.unique(dev):
+        ctx.numbered_device(int(d))
+    n = len(batch)
+    return {
+        "arrival_s": a[:, 0] * t_scale,
+        "offset_bytes": a[:, 2] * b_scale,
+        "size_bytes": a[:, 3] * b_scale,
+        "is_read": (a[:, 4].astype(np.int64) & 1).astype(bool),
+        "device": dev,
+        "latency_s": np.full(n, np.nan),
+        "idle_s": np.full(n, np.nan),
+        "line": np.arange(first, first + n, dtype=np.int64),
+    }
+
+
+def _ascii_line(text: str, ln: int, ctx: Context, t_scale: float, b_scale: float):
+    parts = _fields(text, ctx, ln, 5, _ASCII_FIELDS)
+    if parts is None:
+        return None
+    t = number(parts[0], ctx, ln, "arrival") * t_scale
+    dev = whole(parts[1], ctx, ln, "device")
+    block = number(parts[2], ctx, ln, "block")
+    size = number(parts[3], ctx, ln, "size")
+    flags = whole(parts[4], ctx, ln, "flags")
+    if block < 0:
+        raise ctx.error(ln, f"block: expected a non-negative number, got {parts[2]!r}")
+    if size <= 0:
+        ctx.count("zero", ln, "requests of size 0 skipped")
+        return None
+    return (t, block * b_scale, size * b_scale, bool(flags & 1), ctx.numbered_device(dev),
+            math.nan, math.nan, ln)
+
+
 def parse_disksim_ascii(lines: LineReader, ctx: Context, *, time_unit: str,
-                        size_unit: str) -> Iterator[tuple]:
+                        size_unit: str) -> Iterator:
     t_scale = TIME_UNITS[time_unit]
     b_scale = SIZE_UNITS[size_unit]
-    nan = math.nan
     last = -math.inf
-    for text in lines:
-        ln = lines.line
-        parts = _fields(text, ctx, ln, 5, _ASCII_FIELDS)
-        if parts is None:
+    for first, batch in lines.batches(BATCH_LINES):
+        block = _ascii_batch(batch, first, ctx, t_scale, b_scale)
+        if block is not None:
+            t = block["arrival_s"]
+            back = np.flatnonzero(np.diff(np.concatenate([[last], t])) < 0)
+            if len(back):
+                ctx.count("backwards", first + int(back[0]), _BACKWARDS, n=len(back))
+            last = max(last, float(t.max()))
+            yield block
             continue
-        t = number(parts[0], ctx, ln, "arrival") * t_scale
-        dev = integer(parts[1], ctx, ln, "device")
-        block = number(parts[2], ctx, ln, "block")
-        size = number(parts[3], ctx, ln, "size")
-        flags = integer(parts[4], ctx, ln, "flags")
-        if block < 0:
-            raise ctx.error(ln, f"block: expected a non-negative number, got {parts[2]!r}")
-        if size <= 0:
-            ctx.count("zero", ln, "requests of size 0 skipped")
-            continue
-        if t < last:
-            ctx.count("backwards", ln, "arrival times going backwards (requests sorted by time)")
-        last = max(last, t)
-        yield (t, block * b_scale, size * b_scale, bool(flags & 1),
-               ctx.numbered_device(dev), nan, nan, ln)
+        for i, text in enumerate(batch):
+            rec = _ascii_line(text, first + i, ctx, t_scale, b_scale)
+            if rec is None:
+                continue
+            if rec[0] < last:
+                ctx.count("backwards", rec[7], _BACKWARDS)
+            last = max(last, rec[0])
+            yield rec
+
+
+_BACKWARDS = "arrival times going backwards (requests sorted by time)"
 
 
 _VALIDATE_FIELDS = "R|W Hit blkno blocks service_us idle_us"

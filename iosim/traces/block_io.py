@@ -6,6 +6,8 @@ yields one tuple per request::
 
     (arrival_s, offset_bytes, size_bytes, is_read, device, latency_s, idle_s, line)
 
+or, for a batch parsed with NumPy, a dict of arrays with those names.
+
 ``arrival_s`` is on the trace's own clock (seconds); :func:`chunked` rebases it so that the
 first request of the trace arrives at 0. ``line`` is the 1-based line the request came from
 (used in error messages about time order).
@@ -56,13 +58,13 @@ class Context:
             self.device_names[number] = str(number)
         return number
 
-    def count(self, key: str, line: int | None, message: str) -> None:
-        """Count one occurrence of a tolerated problem (reported once, with its count)."""
+    def count(self, key: str, line: int | None, message: str, n: int = 1) -> None:
+        """Count ``n`` occurrences of a tolerated problem (reported once, with its count)."""
         entry = self._counts.get(key)
         if entry is None:
-            self._counts[key] = [1, line, message]
+            self._counts[key] = [n, line, message]
         else:
-            entry[0] += 1
+            entry[0] += n
 
     def note(self, message: str) -> None:
         """A one-off remark (an inferred unit, a rule applied)."""
@@ -93,6 +95,20 @@ class LineReader:
         self.path = Path(path)
         self.ctx = ctx
         self.line = 0
+
+    def batches(self, size: int) -> Iterator[tuple[int, list[str]]]:
+        """Up to ``size`` lines at a time, with the number of the batch's first line."""
+        batch: list[str] = []
+        first = 0
+        for text in self:
+            if not batch:
+                first = self.line
+            batch.append(text)
+            if len(batch) >= size:
+                yield first, batch
+                batch = []
+        if batch:
+            yield first, batch
 
     def __iter__(self) -> Iterator[str]:
         try:
@@ -148,6 +164,14 @@ def integer(text: str, ctx: Context, line: int, field: str) -> int:
     return x
 
 
+def whole(text: str, ctx: Context, line: int, field: str) -> int:
+    """A non-negative whole number, also when written as a float ("3", "3.0", "3e0")."""
+    x = number(text, ctx, line, field)
+    if x < 0 or x != math.floor(x) or x > 2**62:
+        raise ctx.error(line, f"{field}: expected a non-negative whole number, got {text!r}")
+    return int(x)
+
+
 class _Rows:
     """Per-request columns of one chunk, as compact typed arrays (8 bytes a value at most)."""
 
@@ -162,6 +186,14 @@ class _Rows:
         for col, value in zip(self.cols, rec[:7], strict=True):
             col.append(value)
         self.lines.append(rec[7])
+
+    def extend(self, block: dict, start: int, stop: int) -> None:
+        """Append rows ``start:stop`` of a block of arrays (a parser's vectorised batch)."""
+        for name, col in zip(COLUMNS, self.cols, strict=True):
+            col.frombytes(np.ascontiguousarray(block[name][start:stop],
+                                               dtype=np.dtype(col.typecode)).tobytes())
+        self.lines.frombytes(np.ascontiguousarray(block["line"][start:stop],
+                                                  dtype=np.int64).tobytes())
 
     def arrays(self) -> dict[str, np.ndarray]:
         out = {name: np.array(col) for name, col in zip(COLUMNS, self.cols, strict=True)}
@@ -180,18 +212,34 @@ def _take(cols: dict, index) -> dict:
     return {k: v[index] for k, v in cols.items()}
 
 
-def _raw_chunks(records: Iterable[tuple], chunk_requests: int, max_requests: int | None,
+def _raw_chunks(records: Iterable, chunk_requests: int, max_requests: int | None,
                 ctx: Context) -> Iterator[dict]:
+    """Records (tuples, or dicts of arrays for a batch) gathered into chunks of at most
+    ``chunk_requests`` rows, stopping after ``max_requests``."""
     rows = _Rows()
     total = 0
+    limit = math.inf if max_requests is None else max_requests
     for rec in records:
-        rows.add(rec)
-        total += 1
-        if len(rows) >= chunk_requests:
-            yield rows.arrays()
-            rows = _Rows()
-        if max_requests is not None and total >= max_requests:
-            ctx.note(f"stopped after max_requests={max_requests} requests (line {rec[7]})")
+        if isinstance(rec, dict):
+            n, pos = len(rec["line"]), 0
+            while pos < n and total < limit:
+                take = int(min(n - pos, chunk_requests - len(rows), limit - total))
+                rows.extend(rec, pos, pos + take)
+                pos += take
+                total += take
+                if len(rows) >= chunk_requests:
+                    yield rows.arrays()
+                    rows = _Rows()
+            last_line = int(rec["line"][pos - 1]) if pos else None
+        else:
+            rows.add(rec)
+            total += 1
+            last_line = rec[7]
+            if len(rows) >= chunk_requests:
+                yield rows.arrays()
+                rows = _Rows()
+        if total >= limit:
+            ctx.note(f"stopped after max_requests={max_requests} requests (line {last_line})")
             break
     if len(rows):
         yield rows.arrays()
