@@ -426,3 +426,13 @@ def test_numpy_batches_and_line_by_line_parse_agree(tmp_path):
                             size_unit="sectors")
     _same(fast, slow)
     assert fast.device_names == slow.device_names == {0: "0", 1: "1", 2: "2"}
+
+
+@needs_corpus
+def test_summary_to_dict_is_strict_json():
+    import json
+
+    d = read_block_trace(CORPUS / BPF).summary().to_dict()
+    text = json.dumps(d, allow_nan=False)  # NaN (unknown sizes) became null
+    assert d["read_fraction"] is None and d["requests"] == 20
+    assert json.loads(text)["windows"][0]["requests"] >= 0

@@ -51,11 +51,23 @@ def _nice_window(duration_s: float) -> float:
 def _fmt_time(s: float) -> str:
     if not math.isfinite(s):
         return "n/a"
-    if s >= 1:
+    if s >= 1 or s == 0:
         return f"{s:.3f} s"
     if s >= 1e-3:
         return f"{s * 1e3:.3f} ms"
     return f"{s * 1e6:.1f} us"
+
+
+def _json_clean(value):
+    if isinstance(value, dict):
+        return {k: _json_clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _fmt(x: float, spec: str, suffix: str = "") -> str:
@@ -98,7 +110,8 @@ class BlockTraceSummary:
     warnings: tuple = ()
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready values (NaN stays NaN; windows as a list of row dicts)."""
+        """Plain JSON-ready values: unknown numbers (NaN) become None, as in
+        ``Results.to_dict``; windows are a list of row dicts."""
         out = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
@@ -108,7 +121,7 @@ class BlockTraceSummary:
                 value = [{"size_bytes": s, "share": f} for s, f in value]
             elif isinstance(value, tuple):
                 value = list(value)
-            out[name] = value
+            out[name] = _json_clean(value)
         return out
 
     def __str__(self) -> str:
