@@ -436,3 +436,53 @@ def test_summary_to_dict_is_strict_json():
     text = json.dumps(d, allow_nan=False)  # NaN (unknown sizes) became null
     assert d["read_fraction"] is None and d["requests"] == 20
     assert json.loads(text)["windows"][0]["requests"] >= 0
+
+
+def test_blkparse_events_remaps_messages_and_cpu_interleaving(tmp_path):
+    text = """\
+  8,0    1        1     0.000100000  4321  A   R 2048 + 8 <- (8,1) 0
+  8,0    1        2     0.000110000  4321  Q   R 2048 + 8 [cat]
+  8,0    1        3     0.000120000  4321  G   R 2048 + 8 [cat]
+  8,0    1        4     0.000130000  4321  P   N [cat]
+  8,0    1        5     0.000140000  4321  I   R 2048 + 8 [cat]
+  8,0    1        0     0.000145000     0  m   N cfq4321S / insert_request
+  8,0    1        6     0.000150000  4321  U   N [cat] 1
+  8,0    1        7     0.000160000  4321  D   R 2048 + 8 [cat]
+  8,0    0        1     0.000155000  4322  D   W 4096 + 16 [kworker/0:1]
+  8,0    0        2     0.000156000  4322  X   W 4096 / 4104 [kworker/0:1]
+  8,16   1        1     0.000170000  4323  D   RA 10 + 8 [cat]
+  8,0    1        8     0.001160000     0  C   R 2048 + 8 [0]
+  8,0    0        3     0.002155000     0  C   W 4096 + 16 [0]
+  8,16   1        2     0.000970000     0  C   RA 10 + 8 [0]
+  8,0    1        9     0.003000000  4321  D  DS 8192 + 8 [fstrim]
+
+CPU0 (8,0):
+ Reads Queued:           0,        0KiB\t Writes Queued:           1,        8KiB
+Total (8,0):
+ Reads Queued:           1,        4KiB\t Writes Queued:           1,        8KiB
+"""
+    t = read_block_trace(_write(tmp_path, text, "sda.blkparse"))
+    assert detect_block_format(tmp_path / "sda.blkparse") == "blkparse"
+    # D times 0.000155 (CPU 0) < 0.000160 (CPU 1): sorted, without a warning
+    assert t.arrival_s.tolist() == pytest.approx([0, 5e-6, 15e-6])
+    assert t.is_read.tolist() == [False, True, True]
+    assert t.latency_s.tolist() == pytest.approx([2e-3, 1e-3, 0.8e-3])
+    assert t.device_names == {0: "8,0", 1: "8,16"}
+    assert t.size_bytes.tolist() == [8192, 4096, 4096]
+    w = " ".join(t.warnings)
+    assert "1 x discard dispatches skipped, first at line 15" in w
+    assert "backwards" not in w and "unknown action" not in w
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fmt=st.sampled_from(BLOCK_FORMATS), data=st.binary(max_size=300))
+def test_fuzz_random_bytes_raise_only_trace_format_error(tmp_path, fmt, data):
+    p = tmp_path / "fuzz.bin"
+    p.write_bytes(data)
+    try:
+        t = read_block_trace(p, format=fmt)
+    except TraceFormatError as e:
+        assert "\n" not in str(e)
+        return
+    assert len(t) > 0
