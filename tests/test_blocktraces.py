@@ -486,3 +486,21 @@ def test_fuzz_random_bytes_raise_only_trace_format_error(tmp_path, fmt, data):
         assert "\n" not in str(e)
         return
     assert len(t) > 0
+
+
+@needs_corpus
+def test_every_corpus_file_under_every_format_parses_or_is_refused_in_one_line():
+    # includes the Atlas 10K's drive-parameter files and the README, which are refused
+    refused = set()
+    for p in sorted(q for q in CORPUS.rglob("*") if q.is_file()):
+        for fmt in (None, *BLOCK_FORMATS):
+            try:
+                t = read_block_trace(p, fmt)
+            except TraceFormatError as e:
+                assert "\n" not in str(e) and str(p) in str(e)
+                if fmt is None:
+                    refused.add(p.name)
+                continue
+            assert len(t) > 0 and np.all(np.diff(t.arrival_s) >= 0)
+    assert refused == {"README.md", "atlas10k.diskspecs", "atlas10k.model", "atlas10k.parv",
+                       "atlas10k.seek"}
