@@ -52,6 +52,7 @@ BLOCK_FORMATS = (
 )
 
 _SNIFF_LINES = 200
+_WHOLE_READ_CHUNK = 200_000  # smaller pieces keep a whole read's transient memory low
 _SNIFF_BYTES = 64 * 1024
 
 _BLKPARSE = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+\d+\.\d+\s+\d+\s+[A-Za-z]{1,2}\s+[A-Z]*")
@@ -180,5 +181,6 @@ def read_block_trace(
 ) -> BlockTrace:
     """The whole trace as one :class:`BlockTrace` (see :func:`iter_block_trace` for the
     arguments and the module documentation for what arrival means in each format)."""
-    return concat(iter_block_trace(path, format, time_unit=time_unit, size_unit=size_unit,
-                                   device=device, max_requests=max_requests))
+    return concat(iter_block_trace(path, format, chunk_requests=_WHOLE_READ_CHUNK,
+                                   time_unit=time_unit, size_unit=size_unit, device=device,
+                                   max_requests=max_requests))

@@ -267,8 +267,8 @@ def _sorted_stream(raw: Iterator[dict], ctx: Context) -> Iterator[dict]:
             )
         if held is not None:
             cut = int(np.searchsorted(held["arrival_s"], first, side="right"))
-            if cut:
-                out = _take(held, slice(0, cut))
+            if cut:  # copies, so the emitted chunk does not keep all of ``held`` alive
+                out = {k: v[:cut].copy() for k, v in held.items()}
                 emitted_max = float(out["arrival_s"][-1])
                 yield out
             rest = _take(held, slice(cut, None))
@@ -308,9 +308,31 @@ def chunked(records: Iterable[tuple], ctx: Context, *, chunk_requests: int,
 
 
 def concat(chunks: Iterable[BlockTrace]) -> BlockTrace:
-    """One BlockTrace from consecutive chunks (names and warnings from the last)."""
-    chunks = list(chunks)
-    last = chunks[-1]
-    cols = {name: np.concatenate([getattr(c, name) for c in chunks]) for name in COLUMNS}
-    return BlockTrace(**cols, source=last.source, format=last.format,
+    """One BlockTrace from consecutive chunks (names and warnings from the last).
+
+    Each chunk is copied into per-column arrays grown in place (``ndarray.resize``: realloc,
+    which moves large blocks by remapping pages rather than copying them), so a whole read
+    peaks near 1.5 x the trace's columns instead of holding every chunk and the joined copy.
+    """
+    out: dict[str, np.ndarray] = {}
+    n = 0
+    last = None
+    for chunk in chunks:
+        m = len(chunk)
+        if not out:
+            out = {name: np.array(getattr(chunk, name)) for name in COLUMNS}
+        else:
+            for name in COLUMNS:
+                col = out[name]
+                if n + m > len(col):
+                    col.resize(max(n + m, int(len(col) * 1.5)), refcheck=False)
+                col[n:n + m] = getattr(chunk, name)
+        n += m
+        last = chunk
+    if last is None:
+        raise ValueError("no chunks to join")
+    for col in out.values():
+        if len(col) != n:
+            col.resize(n, refcheck=False)
+    return BlockTrace(**out, source=last.source, format=last.format,
                       device_names=dict(last.device_names), warnings=last.warnings)
