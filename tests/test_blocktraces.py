@@ -183,15 +183,20 @@ def test_issue_only_blkparse_and_wiscsee_have_no_latency():
 
 @needs_corpus
 def test_biosnoop_documentation_files():
+    # bcc file: wc -l -> 81 = 19 blank (grep -c '^\s*$') + 2 '[...]' + 2 headers (^TIME)
+    # + 21 data (grep -cE '^[0-9]+\.[0-9]+ +\S+ +[0-9]+ +\S+ +[RW] ') + 37 lines of prose
     bcc = read_block_trace(CORPUS / BCC)
     assert len(bcc) == 21  # 15 + 6 data lines in two output blocks
     assert set(bcc.device_names.values()) == {"xvda1", "xvdb", "xvdc", "nvme1n1"}
-    assert any("39 x lines outside" in w for w in bcc.warnings)
+    assert any("37 x lines outside" in w for w in bcc.warnings)
+    assert any("2 x '[...]'" in w for w in bcc.warnings)
     # the 512-byte write at sector 62901513 with LAT 0.25 ms
     i = int(np.flatnonzero(bcc.offset_bytes == 62901513 * 512)[0])
     assert bcc.size_bytes[i] == 512 and bcc.latency_s[i] == pytest.approx(0.25e-3)
+    # bpftrace file: 49 = 9 blank + 2 '[...]' + 4 header lines + 20 data + 14 prose
     bpf = read_block_trace(CORPUS / BPF)
     assert len(bpf) == 20 and np.isnan(bpf.size_bytes).all()
+    assert any("14 x lines outside" in w for w in bpf.warnings)
     s = bpf.summary()
     assert math.isnan(s.read_fraction) and s.latency_count == 20
     assert "n/a" in str(s)
@@ -504,3 +509,14 @@ def test_every_corpus_file_under_every_format_parses_or_is_refused_in_one_line()
             assert len(t) > 0 and np.all(np.diff(t.arrival_s) >= 0)
     assert refused == {"README.md", "atlas10k.diskspecs", "atlas10k.model", "atlas10k.parv",
                        "atlas10k.seek"}
+
+
+def test_truncated_biosnoop_line_is_counted(tmp_path):
+    p = _write(tmp_path, "# ./biosnoop\n"
+                         "TIME(s)     COMM           PID    DISK    T SECTOR     BYTES   LAT(ms)\n"
+                         "0.000004    supervise      1950   xvda1   W 13092560   4096       0.74\n"
+                         "0.000178    supervise      1950   xvda1   W 13092432\n"
+                         "^C\n")
+    t = read_block_trace(p)
+    assert len(t) == 1
+    assert any("1 x truncated output lines skipped, first at line 4" in w for w in t.warnings)

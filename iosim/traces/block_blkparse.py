@@ -100,7 +100,9 @@ class _Matcher:
                 pass
             if not waiting:
                 del self.by_sector[key]
-        self.ctx.count("d-unmatched", entry[6], "D events without a matching C (latency NaN)")
+        if self.completions:  # with no C seen at all this is an issue-only capture (noted)
+            self.ctx.count("d-unmatched", entry[6],
+                           "D events without a matching C (latency NaN)")
 
 
 def _sector_len(parts: list[str], ctx: Context, ln: int, what: str) -> tuple[int, int | None]:

@@ -81,9 +81,15 @@ def parse_biosnoop(lines: LineReader, ctx: Context) -> Iterator[tuple]:
             continue
         parts = text.split()
         ncols = 9 if que else 8
-        if que is None or len(parts) < ncols or not _FLOAT.match(parts[0]):
-            if text.strip():
+        if que is None or not parts or not _FLOAT.match(parts[0]):
+            if parts and parts[0] == "[...]":
+                ctx.count("elided", ln, "'[...]' elision lines skipped")
+            elif parts:
+                que = None  # prose ends an output block (a blank line or "[...]" does not)
                 ctx.count("prose", ln, "lines outside biosnoop output skipped")
+            continue
+        if len(parts) < ncols:
+            ctx.count("truncated", ln, "truncated output lines skipped")
             continue
         tail = parts[-(ncols - 2):]  # PID DISK T SECTOR BYTES [QUE] LAT
         disk, op = tail[1], tail[2]
@@ -116,9 +122,15 @@ def parse_bpftrace_biosnoop(lines: LineReader, ctx: Context) -> Iterator[tuple]:
         if inside and re.match(r"^MAJOR\s+MINOR$", stripped):
             continue
         parts = stripped.split()
-        if not inside or len(parts) < 6 or not parts[0].isdigit():
-            if stripped:
+        if not inside or not parts or not parts[0].isdigit():
+            if parts and parts[0] == "[...]":
+                ctx.count("elided", ln, "'[...]' elision lines skipped")
+            elif parts:
+                inside = False  # prose ends an output block (a blank line or "[...]" does not)
                 ctx.count("prose", ln, "lines outside biosnoop output skipped")
+            continue
+        if len(parts) < 6:
+            ctx.count("truncated", ln, "truncated output lines skipped")
             continue
         t_done = number(parts[0], ctx, ln, "TIME(ms)") * 1e-3
         major = integer(parts[1], ctx, ln, "DISK ID major")
