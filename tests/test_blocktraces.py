@@ -520,3 +520,37 @@ def test_truncated_biosnoop_line_is_counted(tmp_path):
     t = read_block_trace(p)
     assert len(t) == 1
     assert any("1 x truncated output lines skipped, first at line 4" in w for w in t.warnings)
+
+
+@pytest.mark.parametrize("fmt", ["msr", "spc"])
+def test_csv_batches_and_line_by_line_parse_agree(tmp_path, fmt):
+    rows = []
+    for i in range(200):
+        if fmt == "msr":
+            rows.append(f"{128166372003061629 + 7919 * i},src{i % 2},{i % 3},"
+                        f"{'Read' if i % 3 else 'Write'},{4096 * i},{512 * (1 + i % 8)},{100 + i}")
+        else:
+            rows.append(f"{i % 4},{8 * i},{512 * (1 + i % 8)},{'rw'[i % 2]},{i * 0.0125:.6f}")
+    body = "\n".join(rows) + "\n"
+    fast = read_block_trace(_write(tmp_path, body, "a.csv"), fmt)
+    head = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n" if fmt == "msr" \
+        else "# ASU,LBA,Size,Opcode,Timestamp\n"
+    slow = read_block_trace(_write(tmp_path, head + body, "b.csv"), fmt)
+    _same(fast, slow)
+    assert fast.device_names == slow.device_names
+
+
+@pytest.mark.parametrize(("fmt", "line"), [
+    ("disksim-ascii", "0.0 0 " + "9" * 400 + " 8 1"),
+    ("disksim-ascii", "0.0 " + "9" * 30 + " 0 8 1"),
+    ("disksim-validate", "R Hit " + "9" * 400 + " 4 600.0 100.0"),
+    ("blkparse", "  8,0 1 1 0.0 10 D R " + "9" * 400 + " + 8 [dd]"),
+    ("msr", "1," + "h,0,Read," + "9" * 400 + ",512,10"),
+    ("spc", "0," + "9" * 400 + ",512,r,0.0"),
+    ("fio-iolog", "fio version 3 iolog\n0 /dev/x read " + "9" * 400 + " 4096"),
+])
+def test_huge_numbers_are_refused_in_one_line(tmp_path, fmt, line):
+    p = _write(tmp_path, line + "\n")
+    err = _error(p, format=fmt, **({"time_unit": "ms", "size_unit": "sectors"}
+                                   if fmt == "disksim-ascii" else {}))
+    assert err.line in (1, 2) and len(str(err)) < 300

@@ -32,7 +32,9 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from . import block_blkparse, block_disksim, block_tools
+import numpy as np
+
+from . import block_blkparse, block_csv, block_disksim, block_tools
 from .block_io import Context, LineReader, chunked, concat
 from .blocktrace import BlockTrace
 from .errors import TraceFormatError
@@ -118,8 +120,8 @@ def _records(fmt: str, path: Path, ctx: Context, time_unit, size_unit) -> Iterat
         "biosnoop": block_tools.parse_biosnoop,
         "bpftrace-biosnoop": block_tools.parse_bpftrace_biosnoop,
         "fio-iolog": block_tools.parse_fio_iolog,
-        "msr": block_tools.parse_msr,
-        "spc": block_tools.parse_spc,
+        "msr": block_csv.parse_msr,
+        "spc": block_csv.parse_spc,
     }
     return parsers[fmt](lines, ctx)
 
@@ -127,7 +129,12 @@ def _records(fmt: str, path: Path, ctx: Context, time_unit, size_unit) -> Iterat
 def _only_device(records: Iterator[tuple], ctx: Context, device) -> Iterator[tuple]:
     want = str(device)
     for rec in records:
-        if ctx.device_names.get(rec[4]) == want:
+        if isinstance(rec, dict):  # a batch of arrays
+            ids = [d for d, name in ctx.device_names.items() if name == want]
+            keep = np.isin(rec["device"], ids)
+            if keep.any():
+                yield {k: v[keep] for k, v in rec.items()}
+        elif ctx.device_names.get(rec[4]) == want:
             yield rec
 
 

@@ -198,11 +198,11 @@ def _ascii_line(text: str, ln: int, ctx: Context, t_scale: float, b_scale: float
     size = number(parts[3], ctx, ln, "size")
     flags = whole(parts[4], ctx, ln, "flags")
     if block < 0:
-        raise ctx.error(ln, f"block: expected a non-negative number, got {parts[2]!r}")
+        raise ctx.error(ln, f"block: expected a non-negative number, got {parts[2][:30]!r}")
     if size <= 0:
         ctx.count("zero", ln, "requests of size 0 skipped")
         return None
-    return (t, block * b_scale, size * b_scale, bool(flags & 1), ctx.numbered_device(dev),
+    return (t, block * b_scale, size * b_scale, bool(flags & 1), ctx.numbered_device(dev, ln),
             math.nan, math.nan, ln)
 
 

@@ -52,9 +52,11 @@ class Context:
             self.device_names[dev] = name
         return dev
 
-    def numbered_device(self, number: int) -> int:
-        """A device the trace already numbers (DiskSim, SPC ASU, MSR disk number)."""
+    def numbered_device(self, number: int, line: int | None = None) -> int:
+        """A device the trace already numbers (DiskSim device, SPC ASU)."""
         if number not in self.device_names:
+            if not 0 <= number < 2**31:
+                raise self.error(line, f"device: expected a number below 2^31, got {number}")
             self.device_names[number] = str(number)
         return number
 
@@ -147,29 +149,39 @@ def number(text: str, ctx: Context, line: int, field: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise ctx.error(line, f"{field}: expected a number, got {text!r}") from None
+        raise ctx.error(line, f"{field}: expected a number, got {text[:30]!r}") from None
     if not math.isfinite(x):
-        raise ctx.error(line, f"{field}: expected a finite number, got {text!r}")
+        raise ctx.error(line, f"{field}: expected a finite number, got {text[:30]!r}")
     return x
 
 
 def integer(text: str, ctx: Context, line: int, field: str) -> int:
-    """A non-negative integer from a field, or TraceFormatError naming the line and field."""
+    """A whole number from 0 to 2^63 (digits only), or TraceFormatError naming the line and
+    field."""
     try:
         x = int(text)
     except ValueError:
-        raise ctx.error(line, f"{field}: expected a whole number, got {text!r}") from None
-    if x < 0:
-        raise ctx.error(line, f"{field}: expected a non-negative number, got {text!r}")
+        raise ctx.error(line, f"{field}: expected a whole number, got {text[:30]!r}") from None
+    if not 0 <= x < 2**63:
+        raise ctx.error(line, f"{field}: expected a whole number from 0 to 2^63, got "
+                        f"{text[:30]!r}")
     return x
 
 
 def whole(text: str, ctx: Context, line: int, field: str) -> int:
-    """A non-negative whole number, also when written as a float ("3", "3.0", "3e0")."""
-    x = number(text, ctx, line, field)
-    if x < 0 or x != math.floor(x) or x > 2**62:
-        raise ctx.error(line, f"{field}: expected a non-negative whole number, got {text!r}")
-    return int(x)
+    """A non-negative whole number, also when written as a float ("3", "3.0", "3e0");
+    digits alone are read exactly (a 1.3e17 filetime keeps its last digit)."""
+    try:
+        x = int(text)
+    except ValueError:
+        f = number(text, ctx, line, field)
+        if f != math.floor(f):
+            raise ctx.error(line, f"{field}: expected a whole number, got {text[:30]!r}") from None
+        x = int(f)
+    if not 0 <= x < 2**63:
+        raise ctx.error(line, f"{field}: expected a whole number from 0 to 2^63, got "
+                        f"{text[:30]!r}")
+    return x
 
 
 class _Rows:

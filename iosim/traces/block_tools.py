@@ -1,4 +1,4 @@
-"""biosnoop (bcc and bpftrace), fio iolog, MSR Cambridge and SPC block traces.
+"""biosnoop (bcc and bpftrace) and fio iolog block traces (MSR and SPC: ``block_csv``).
 
 bcc ``biosnoop``
     Fixed columns under a ``TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)`` header.
@@ -21,13 +21,6 @@ fio iolog
     action carries a time in ms since the start, and arrival is the last wait seen (0 before
     any), with a warning to replay it closed loop. read/write lines are requests; trim, sync,
     datasync and the file actions (add/open/close/unlink) are skipped and counted.
-MSR Cambridge (SNIA IOTTA trace set "MSR Cambridge Traces", Narayanan et al., FAST '08)
-    CSV ``Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime``: Timestamp is a Windows
-    filetime (100 ns ticks) at issue, Type Read or Write, Offset and Size in bytes,
-    ResponseTime in 100 ns ticks (``latency_s``). Devices are named ``host_disk``.
-SPC (UMass Trace Repository, SPC trace format of the Storage Performance Council)
-    CSV ``ASU,LBA,Size,Opcode,Timestamp[,...]``: ASU is the device, LBA in 512-byte sectors,
-    Size in bytes, Opcode r or w, Timestamp in seconds from the trace's start.
 """
 
 from __future__ import annotations
@@ -195,77 +188,3 @@ def parse_fio_iolog(lines: LineReader, ctx: Context) -> Iterator[tuple]:
             ctx.count(f"act-{action}", ln, f"'{action}' actions skipped (not reads or writes)")
         else:
             ctx.count("act-unknown", ln, "lines with an unknown action skipped")
-
-
-def _csv_fields(text: str, n: int, ctx: Context, ln: int, what: str) -> list[str] | None:
-    if not text.strip() or text.lstrip().startswith("#"):
-        return None
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) < n:
-        raise ctx.error(ln, f"truncated line: expected {n} comma-separated fields ({what}), "
-                        f"got {len(parts)}")
-    return parts
-
-
-_MSR_FIELDS = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"
-
-
-def parse_msr(lines: LineReader, ctx: Context) -> Iterator[tuple]:
-    nan = math.nan
-    tick = 100e-9
-    origin = None
-    last = -math.inf
-    for text in lines:
-        ln = lines.line
-        parts = _csv_fields(text, 7, ctx, ln, _MSR_FIELDS)
-        if parts is None:
-            continue
-        if parts[0].lower() == "timestamp":
-            continue
-        ts = integer(parts[0], ctx, ln, "Timestamp")
-        disk = integer(parts[2], ctx, ln, "DiskNumber")
-        kind = parts[3].lower()
-        if kind not in ("read", "write"):
-            raise ctx.error(ln, f"Type: expected Read or Write, got {parts[3]!r}")
-        offset = integer(parts[4], ctx, ln, "Offset")
-        size = integer(parts[5], ctx, ln, "Size")
-        rt = integer(parts[6], ctx, ln, "ResponseTime")
-        if size == 0:
-            ctx.count("zero", ln, "requests of size 0 skipped")
-            continue
-        if origin is None:
-            origin = ts  # integer ticks: subtracting before scaling keeps 100 ns precision
-        t = (ts - origin) * tick
-        if t < last:
-            ctx.count("backwards", ln, "timestamps going backwards (requests sorted)")
-        last = max(last, t)
-        yield (t, float(offset), float(size), kind == "read",
-               ctx.device_id(f"{parts[1]}_{disk}"), rt * tick, nan, ln)
-
-
-_SPC_FIELDS = "ASU,LBA,Size,Opcode,Timestamp"
-
-
-def parse_spc(lines: LineReader, ctx: Context) -> Iterator[tuple]:
-    nan = math.nan
-    last = -math.inf
-    for text in lines:
-        ln = lines.line
-        parts = _csv_fields(text, 5, ctx, ln, _SPC_FIELDS)
-        if parts is None:
-            continue
-        asu = integer(parts[0], ctx, ln, "ASU")
-        lba = integer(parts[1], ctx, ln, "LBA")
-        size = integer(parts[2], ctx, ln, "Size")
-        op = parts[3].lower()
-        if op not in ("r", "w"):
-            raise ctx.error(ln, f"Opcode: expected r or w, got {parts[3]!r}")
-        t = number(parts[4], ctx, ln, "Timestamp")
-        if size == 0:
-            ctx.count("zero", ln, "requests of size 0 skipped")
-            continue
-        if t < last:
-            ctx.count("backwards", ln, "timestamps going backwards (requests sorted)")
-        last = max(last, t)
-        yield (t, lba * float(SECTOR_BYTES), float(size), op == "r", ctx.numbered_device(asu),
-               nan, nan, ln)
