@@ -295,7 +295,7 @@ def test_unknown_blkparse_action_is_counted(tmp_path):
                          "  8,0  1  3  0.000500000   0  C   R 100 + 8 [0]\n")
     t = read_block_trace(p, format="blkparse")
     assert len(t) == 1 and t.latency_s[0] == pytest.approx(0.0005)
-    assert any("unknown action 'Z'" in w and "line 2" in w for w in t.warnings)
+    assert any("unknown action (the first: 'Z')" in w and "line 2" in w for w in t.warnings)
 
 
 def test_unmatched_d_and_c_are_counted(tmp_path):

@@ -134,7 +134,9 @@ def parse_blkparse(lines: LineReader, ctx: Context) -> Iterator[tuple]:
         action = parts[5]
         if action not in ("D", "C"):
             if action not in _KNOWN_ACTIONS:
-                ctx.count(f"action-{action}", ln, f"events with unknown action {action!r} skipped")
+                first = action[:8]
+                ctx.count("action", ln, f"events with an unknown action (the first: {first!r})"
+                          " skipped")
             continue
         t = number(parts[3], ctx, ln, "seconds")
         dev = ctx.device_id(parts[0])
@@ -202,10 +204,11 @@ def parse_wiscsee(lines: LineReader, ctx: Context) -> Iterator[tuple]:
                             f"{len(parts)}")
         action, op = parts[1], parts[2]
         if action != "D":
-            ctx.count(f"action-{action}", ln, f"rows with action {action!r} (not D) skipped")
+            ctx.count("action", ln, f"rows with an action other than D (the first: {action[:8]!r}) "
+                      "skipped")
             continue
         if op not in ("read", "write"):
-            ctx.count(f"op-{op}", ln, f"{op!r} rows skipped (reads and writes only)")
+            ctx.count("op", ln, f"rows neither read nor write (the first: {op[:12]!r}) skipped")
             continue
         offset = number(parts[3], ctx, ln, "offset")
         size = integer(parts[4], ctx, ln, "size")

@@ -247,7 +247,7 @@ def parse_disksim_validate(lines: LineReader, ctx: Context) -> Iterator[tuple]:
             continue
         op = parts[0]
         if op not in ("R", "W"):
-            raise ctx.error(ln, f"operation: expected R or W, got {op!r}")
+            raise ctx.error(ln, f"operation: expected R or W, got {op[:8]!r}")
         block = integer(parts[2], ctx, ln, "blkno")
         blocks = integer(parts[3], ctx, ln, "blocks")
         service_s = number(parts[4], ctx, ln, "service_us") * 1e-6

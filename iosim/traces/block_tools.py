@@ -91,7 +91,7 @@ def parse_biosnoop(lines: LineReader, ctx: Context) -> Iterator[tuple]:
         size = integer(tail[4], ctx, ln, "BYTES")
         lat = number(tail[-1], ctx, ln, "LAT(ms)") * 1e-3
         if op[:1] not in ("R", "W"):
-            ctx.count(f"op-{op}", ln, f"requests of type {op!r} skipped (reads and writes only)")
+            ctx.count("op", ln, f"requests neither R nor W (the first: {op[:8]!r}) skipped")
             continue
         if size == 0:
             ctx.count("zero", ln, "requests of 0 bytes skipped")
