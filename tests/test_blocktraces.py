@@ -554,3 +554,10 @@ def test_huge_numbers_are_refused_in_one_line(tmp_path, fmt, line):
     err = _error(p, format=fmt, **({"time_unit": "ms", "size_unit": "sectors"}
                                    if fmt == "disksim-ascii" else {}))
     assert err.line in (1, 2) and len(str(err)) < 300
+
+
+def test_a_file_without_line_ends_is_refused_at_its_first_line(tmp_path):
+    p = _write(tmp_path, "1" * (100 * 1024), "noeol.trace")
+    err = _error(p, format="disksim-ascii")
+    assert err.line == 1 and "longer than 64 KiB" in err.reason
+    assert "longer than 64 KiB" in _error(p).reason  # detection refuses it the same way
