@@ -479,12 +479,14 @@ Total (8,0):
     assert "backwards" not in w and "unknown action" not in w
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=120, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(fmt=st.sampled_from(BLOCK_FORMATS), data=st.binary(max_size=300))
-def test_fuzz_random_bytes_raise_only_trace_format_error(tmp_path, fmt, data):
+@given(fmt=st.sampled_from(BLOCK_FORMATS), data=st.binary(max_size=300),
+       magic=st.sampled_from([b"", b"\x1f\x8b", b"\x1f\x8b\x08\x00", b"BZh9",
+                              b"\xfd7zXZ\x00"]))
+def test_fuzz_random_bytes_raise_only_trace_format_error(tmp_path, fmt, data, magic):
     p = tmp_path / "fuzz.bin"
-    p.write_bytes(data)
+    p.write_bytes(magic + data)
     try:
         t = read_block_trace(p, format=fmt)
     except TraceFormatError as e:
@@ -561,3 +563,22 @@ def test_a_file_without_line_ends_is_refused_at_its_first_line(tmp_path):
     err = _error(p, format="disksim-ascii")
     assert err.line == 1 and "longer than 64 KiB" in err.reason
     assert "longer than 64 KiB" in _error(p).reason  # detection refuses it the same way
+
+
+@pytest.mark.parametrize("suffix", ["gz", "bz2", "xz"])
+def test_compressed_traces_are_read_as_they_stream(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    body = b"128166372003061629,hm,0,Read,3154132992,4096,37213\n" \
+           b"128166372003132288,hm,0,Write,3154137088,8192,1000\n"
+    pack = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[suffix]
+    p = _write(tmp_path, pack(body), f"hm_0.csv.{suffix}")
+    assert detect_block_format(p) == "msr"
+    t = read_block_trace(p)
+    assert len(t) == 2 and t.latency_s[0] == pytest.approx(3.7213e-3)
+    broken = _write(tmp_path, pack(body * 200)[:60], f"cut.csv.{suffix}")
+    with pytest.raises(TraceFormatError) as info:
+        read_block_trace(broken, "msr")
+    assert "\n" not in str(info.value)

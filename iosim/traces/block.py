@@ -16,7 +16,8 @@ spc                    the Timestamp column (seconds)
 =====================  =====================================================================
 
 Files are read line by line into fixed-size chunks (:func:`iter_block_trace`), so memory
-stays bounded whatever the file's size; ``max_requests`` stops early. Requests are delivered
+stays bounded whatever the file's size; ``max_requests`` stops early. gzip, bzip2 and xz files
+are decompressed as they are read. Requests are delivered
 in arrival order: records a little out of order (blkparse interleaves per-CPU buffers,
 biosnoop prints at completion) are sorted; decreasing timestamps where the format promises
 increasing ones are counted in a warning and sorted too. Malformed input raises

@@ -16,8 +16,13 @@ first request of the trace arrives at 0. ``line`` is the 1-based line the reques
 from __future__ import annotations
 
 import array
+import bz2
+import contextlib
+import gzip
+import lzma
 import math
 import os
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -85,6 +90,23 @@ class Context:
         return tuple(self._notes) + tuple(counted)
 
 
+_MAGIC = (
+    (b"\x1f\x8b", lambda fh: gzip.GzipFile(fileobj=fh, mode="rb")),
+    (b"BZh", bz2.BZ2File),
+    (b"\xfd7zXZ\x00", lzma.LZMAFile),
+)
+
+
+def _decompressing(fh):
+    """A context giving the file itself, or a stream decompressing it when it starts with a
+    gzip, bzip2 or xz signature (SNIA distributes the MSR traces as .csv.gz)."""
+    head = fh.peek(8)[:8] if hasattr(fh, "peek") else b""
+    for magic, opener in _MAGIC:
+        if head.startswith(magic):
+            return opener(fh)
+    return contextlib.nullcontext(fh)
+
+
 class LineReader:
     """The lines of a text file, one at a time, with their real 1-based numbers.
 
@@ -121,9 +143,12 @@ class LineReader:
             raise self.ctx.error(None, "no such file") from None
         except PermissionError:
             raise self.ctx.error(None, "permission denied") from None
-        with fh:
+        with fh, _decompressing(fh) as stream:
             while True:
-                raw = fh.readline(MAX_LINE_BYTES + 1)
+                try:
+                    raw = stream.readline(MAX_LINE_BYTES + 1)
+                except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
+                    raise self.ctx.error(self.line + 1, f"cannot decompress: {e}") from None
                 if not raw:
                     return
                 self.line += 1
