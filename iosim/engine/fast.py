@@ -1310,6 +1310,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     k = K_ISSUE
             elif k == K_JOB_THINK:
                 k = K_ISSUE
+            elif k == K_ISSUE and tr_mode != TR_NONE and tr_next >= tr_n:
+                k = -1  # another slot took the trace's last request meanwhile: the slot ends
             elif k == K_ISSUE or k == K_ARR_NEXT:  # ---- new_io, then submit
                 if n_io_free == 0:
                     ctl[C_OVF] = 1

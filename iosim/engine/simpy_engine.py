@@ -284,6 +284,8 @@ class Simulation:
                     yield self.env.timeout(z)
             if think > 0:
                 yield self.env.timeout(think)
+            if tr is not None and self.issued >= len(tr):
+                return  # another slot took the last request meanwhile
             io = self.new_io()
             yield self.submit(io)
 
