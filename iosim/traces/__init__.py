@@ -196,3 +196,10 @@ def read(path: str | os.PathLike, format: str = "auto"):
             f"against: {', '.join(FORMATS)}); pass format=",
         )
     return FORMATS[fmt](path)
+
+from .block import BLOCK_FORMATS, detect_block_format, iter_block_trace, read_block_trace  # noqa: E402
+from .block_summary import BlockTraceSummary  # noqa: E402
+from .blocktrace import BlockTrace  # noqa: E402
+
+__all__ += ["BLOCK_FORMATS", "BlockTrace", "BlockTraceSummary", "detect_block_format",
+            "iter_block_trace", "read_block_trace"]

@@ -96,3 +96,12 @@ class BlockTrace:
 
     def head(self, n: int) -> BlockTrace:
         return self.select(slice(0, n))
+
+    def summary(self, window_s: float | None = None):
+        """Requests, duration, IOPS (overall and per time window), size mix, read fraction,
+        sequentiality, inter-arrival variability and measured latency percentiles: a
+        :class:`~iosim.traces.block_summary.BlockTraceSummary` (``str()`` for a table,
+        ``to_dict()`` for JSON)."""
+        from .block_summary import summarize
+
+        return summarize(self, window_s)
