@@ -5,6 +5,7 @@ Atlas 10K validation replay is at the end.
 """
 
 import math
+from pathlib import Path
 from dataclasses import fields
 
 import numpy as np
@@ -256,3 +257,28 @@ def test_addresses_beyond_the_disk_are_refused_before_the_run():
     t = trace([0.0], offset=np.array([stack.device.capacity_bytes]))
     with pytest.raises(SpecError, match="beyond device.capacity_bytes"):
         replay(t, stack)
+
+
+# -- DiskSim's validation of the Quantum Atlas 10K --------------------------------------------
+
+ATLAS_TRACE = (Path(__file__).resolve().parents[2] / "shared" / "blocktraces" / "disksim-validate"
+               / "quantum-atlas10k-dixtrac.trace")
+# DiskSim 4.0 valid/runvalid: "QUANTUM_TORNADO (rms should be about 0.268)", in ms
+DISKSIM_ATLAS_RMS_S = 0.268e-3
+
+
+@pytest.mark.skipif(not ATLAS_TRACE.exists(), reason="the shared block-trace corpus is absent")
+def test_atlas10k_validation_replay_is_within_twice_disksims_demerit():
+    """The Atlas 10K preset is built from the drive's published DIXtrac parameters only;
+    nothing in it was fitted to this trace. The bar, fixed before the first replay was run, is
+    the issue's goal: an RMS CDF distance within twice DiskSim's own figure for this drive
+    (0.536 ms). DiskSim models the drive's 24 zones, slipped sectors, ten buffer segments and
+    per-command overheads; iosim's HDD model is coarser (continuous zoning, one read-ahead
+    segment), so matching DiskSim itself is not expected."""
+    from iosim.traces import read_block_trace
+
+    t = read_block_trace(ATLAS_TRACE, format="disksim-validate")
+    stack = presets.load("hdd-atlas10k")[0]
+    r = replay(t, stack, mode="validate")
+    assert r.results.engine == "simpy" and r.comparison.n == len(t) == 10_000
+    assert r.comparison.demerit_s <= 2 * DISKSIM_ATLAS_RMS_S, r.comparison.to_dict()
