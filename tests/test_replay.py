@@ -5,8 +5,8 @@ Atlas 10K validation replay is at the end.
 """
 
 import math
-from pathlib import Path
 from dataclasses import fields
+from pathlib import Path
 
 import numpy as np
 import pytest
