@@ -282,3 +282,27 @@ def test_atlas10k_validation_replay_is_within_twice_disksims_demerit():
     r = replay(t, stack, mode="validate")
     assert r.results.engine == "simpy" and r.comparison.n == len(t) == 10_000
     assert r.comparison.demerit_s <= 2 * DISKSIM_ATLAS_RMS_S, r.comparison.to_dict()
+
+
+def test_the_atlas_preset_round_trips_and_uses_its_measured_seek_curve():
+    import tomllib
+
+    from iosim import dump_toml
+
+    stack, wl = presets.load("hdd-atlas10k")
+    assert Stack.from_dict(tomllib.loads(dump_toml(stack, wl))) == stack
+    dev = stack.device
+    # the table, read at its own points (distances in the drive's 10,042 cylinders)
+    assert dev.seek_time_s(1 / 10042) == pytest.approx(1.245e-3)
+    assert dev.seek_time_s(5000 / 10042) == pytest.approx(6.814e-3)
+    assert dev.seek_time_s(0.0) == 0.0
+
+
+@pytest.mark.parametrize("curve", [[[0, "1ms"]], [[2, "1ms"], [1, "2ms"]], [[1, "-1ms"]],
+                                   "fast", [[1]]])
+def test_a_bad_seek_curve_is_one_clear_line(curve):
+    from iosim.devices import HddDevice
+
+    with pytest.raises(SpecError, match="device.seek_curve must be a list of") as err:
+        HddDevice(seek_curve=curve)
+    assert "\n" not in str(err.value)
