@@ -306,3 +306,84 @@ def test_a_bad_seek_curve_is_one_clear_line(curve):
     with pytest.raises(SpecError, match="device.seek_curve must be a list of") as err:
         HddDevice(seek_curve=curve)
     assert "\n" not in str(err.value)
+
+
+# -- command line --------------------------------------------------------------------------------
+
+
+def _write_validate_trace(tmp_path, n=50):
+    rng = np.random.default_rng(3)
+    lines = [f"{'R' if rng.random() < 0.6 else 'W'} Hit {int(rng.integers(0, 10**7))} "
+             f"{int(rng.choice([4, 8, 16]))} {rng.uniform(500, 9000):.5f} "
+             f"{rng.uniform(1000, 50000):.5f}" for _ in range(n)]
+    path = tmp_path / "tiny.trace"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_cli_replay_compare_json_and_text(tmp_path, capsys):
+    import json
+
+    from iosim.cli import main
+
+    path = _write_validate_trace(tmp_path)
+    assert main(["replay", str(path), "--format", "disksim-validate", "--preset",
+                 "hdd-atlas10k", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mode"] == "validate" and out["requests"] == 50
+    assert out["comparison"]["n"] == 50 and out["comparison"]["demerit_s"] > 0
+    assert main(["replay", str(path), "--format", "disksim-validate", "--preset",
+                 "hdd-atlas10k", "--compare", "--windows"]) == 0
+    text = capsys.readouterr().out
+    assert "demerit (RMS distance of the CDFs)" in text and "window of issue time" in text
+
+
+def test_cli_replay_max_speed(tmp_path, capsys):
+    import json
+
+    from iosim.cli import main
+
+    path = tmp_path / "paced.trace"  # DiskSim ASCII: time_ms device block size flags
+    path.write_text("".join(f"{4 * i}.000 0 {8 * i} 8 1\n" for i in range(300)))
+    assert main(["replay", str(path), "--format", "disksim-ascii", "--time-unit", "ms",
+                 "--size-unit", "sectors", "--stack", str(_fixed_stack_file(tmp_path)),
+                 "--max-speed", "--slo", "p99=1.5ms", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert 4 / 1.03 <= found["max_speed"] <= 4.0
+
+
+def _fixed_stack_file(tmp_path):
+    from iosim import dump_toml
+
+    path = tmp_path / "fixed.toml"
+    path.write_text(dump_toml(fixed_server()))
+    return path
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--speed", "0"], "speed must be a finite number > 0"),
+    (["--speed", "fast"], "--speed must be a number"),
+    (["--mode", "closed", "--outstanding", "0"], "--outstanding must be a whole number >= 1"),
+    (["--max-speed"], "--max-speed needs --slo"),
+    (["--max-speed", "--slo", "99=5ms"], "--slo expects pNN=TIME"),
+    (["--set", "device.rpm=0"], "device.rpm"),
+])
+def test_cli_replay_bad_input_is_one_line_and_status_2(tmp_path, capsys, extra, words):
+    from iosim.cli import main
+
+    path = _write_validate_trace(tmp_path, n=5)
+    code = main(["replay", str(path), "--format", "disksim-validate", "--preset", "hdd-atlas10k",
+                 *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and err.count("\n") == 1, err
+
+
+def test_cli_replay_refuses_a_missing_file_and_an_empty_trace(tmp_path, capsys):
+    from iosim.cli import main
+
+    assert main(["replay", str(tmp_path / "nope.trace"), "--preset", "hdd-atlas10k"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    empty = tmp_path / "empty.trace"
+    empty.write_text("")
+    assert main(["replay", str(empty), "--format", "disksim-validate"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
