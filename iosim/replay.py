@@ -151,6 +151,11 @@ class ReplayResult:
     window_s: float
     source: str = ""
     warnings: list = field(default_factory=list)
+    measured_s: np.ndarray | None = None  # the trace's measured latencies (NaN: unmeasured)
+
+    def measured_latency_s(self) -> np.ndarray | None:
+        """The trace's measured latency per request, None when it measured none."""
+        return self.measured_s
 
     def to_dict(self) -> dict:
         out = {"trace": self.source, "mode": self.mode, "speed": self.speed,
@@ -200,7 +205,10 @@ def _windows(t: np.ndarray, lat: np.ndarray, window_s: float, t0: float = 0.0) -
         bounds[-1] = len(t)
         for w in range(nwin):
             chunk = lat[bounds[w]:bounds[w + 1]]
-            r = Results(ios=int(len(chunk)), iops=len(chunk) / window_s)
+            span = window_s
+            if w == nwin - 1 and len(chunk) > 1:  # the last window is partial: its own span
+                span = max(min(window_s, float(t[-1] - edges[w])), window_s / len(chunk))
+            r = Results(ios=int(len(chunk)), iops=len(chunk) / span)
             if len(chunk):
                 r.lat_mean_s = float(chunk.mean())
                 r.lat_p50_s, r.lat_p95_s, r.lat_p99_s = (
@@ -331,7 +339,7 @@ def replay(trace, stack: Stack, *, speed: float = 1.0, mode: str = "open",
     if not (math.isfinite(win) and win > 0):
         raise SpecError(f"window_s must be a time > 0 (got {window_s!r})")
     windows = _windows(issue, lat, win, t0=float(issue[0]))
-    measured_windows = comparison = None
+    measured_windows = comparison = measured = None
     if trace.has_latency:
         measured = np.asarray(trace.latency_s, dtype=float)
         if warmup:
@@ -343,7 +351,8 @@ def replay(trace, stack: Stack, *, speed: float = 1.0, mode: str = "open",
     return ReplayResult(results=res, windows=windows, measured_windows=measured_windows,
                         latency_s=lat, issue_s=issue, comparison=comparison, mode=mode,
                         speed=float(speed), outstanding=n_out, window_s=win,
-                        source=str(getattr(trace, "source", "")), warnings=warnings)
+                        source=str(getattr(trace, "source", "")), warnings=warnings,
+                        measured_s=measured)
 
 
 # ---------------------------------------------------------------------------------------------

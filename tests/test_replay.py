@@ -387,3 +387,28 @@ def test_cli_replay_refuses_a_missing_file_and_an_empty_trace(tmp_path, capsys):
     empty.write_text("")
     assert main(["replay", str(empty), "--format", "disksim-validate"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+# -- the replay view ----------------------------------------------------------------------------
+
+
+def test_replay_view_figures_and_speed_slider():
+    from iosim import replay_view
+
+    t0 = random_trace(600, seed=8)
+    t = trace(t0.arrival_s, t0.offset_bytes, t0.size_bytes, t0.is_read,
+              latency=np.full(len(t0), 1.2e-3))
+    stack = fixed_server("exp:0.5ms", units=4)
+    r = replay(t, stack, window_s=0.1)
+    fig = replay_view.timeline(r)
+    names = [tr.name for tr in fig.data]
+    assert names == ["mean latency (simulated)", "p99 latency (simulated)",
+                     "requests/s issued", "mean latency (measured)", "p99 latency (measured)"]
+    assert list(fig.data[0].y) == pytest.approx(list(r.windows.df["lat_mean_s"] * 1e3))
+    c = replay_view.cdf({"1x": r, "2x": replay(t, stack, speed=2.0)})
+    assert [tr.name for tr in c.data] == ["1x", "2x", "measured"]
+    assert c.data[0].y[-1] == 1.0 and "demerit" in c.layout.title.text
+    w = replay_view.speed_explorer(t, stack, speed=1.0, slo_s=10e-3)
+    w.slider.value = 2.0  # moving the slider replays at that speed
+    assert w.result.speed == 2.0 and "meets" in w.status.value
+    assert [tr.name for tr in w.cdf.data][:2] == ["speed 2x", "speed 1x"]
