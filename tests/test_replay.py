@@ -17,7 +17,7 @@ from iosim.devices.cloud import CloudDevice
 from iosim.devices.ssd import SsdDevice
 from iosim.replay import max_speed, replay, rms_cdf_distance
 from iosim.spec import SpecError
-from iosim.stack import HostSpec, LinkSpec, Stack
+from iosim.stack import HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
 from iosim.traces.blocktrace import BlockTrace
 
 
@@ -142,6 +142,12 @@ STACKS = {
     "ssd": Stack(device=SsdDevice(**SMALL_SSD)),
     "cloud": Stack(device=CloudDevice(latency="exp:0.5ms", iops_limit=1500, units=4)),
     "nvme-preset": presets.load("nvme-intel-750")[0],
+    "path-failure": Stack(device=GenericDevice(units=4, service="exp:0.6ms"),
+                          hba=HbaSpec(queue_depth=2),
+                          multipath=MultipathSpec(paths=2, failover_timeout_s=0.02, failures=[
+                              {"path": 0, "fail_at_s": 0.1, "restore_at_s": 0.2},
+                              {"path": 1, "fail_at_s": 0.25, "restore_at_s": 0.3},
+                              {"path": 0, "fail_at_s": 1.0, "restore_at_s": 1.5}])),
 }
 
 
