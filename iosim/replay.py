@@ -305,6 +305,9 @@ def replay(trace, stack: Stack, *, speed: float = 1.0, mode: str = "open",
     n_out = outstanding if outstanding is not None else 1
     wl = _workload(trace, mode, n_out)
     warnings = list(getattr(trace, "warnings", ()))
+    if len(trace) and trace.device.min() != trace.device.max():
+        warnings.append("the trace holds requests of several devices; all of them go to the one "
+                        "stack (read one device with device= to replay it alone)")
     gap = None
     if mode == "validate":
         gap = np.asarray(trace.idle_s, dtype=float)
