@@ -258,8 +258,14 @@ def _check(trace, stack, speed, mode, outstanding, engine, seed, warmup) -> None
             0 <= warmup < len(trace)):
         raise SpecError(f"warmup must be a whole number from 0 to {len(trace) - 1} "
                         f"(the trace has {len(trace)} requests; got {warmup!r})")
-    if not trace.size_bytes.min() > 0:
-        raise SpecError(f"the trace {trace_name(trace)} has requests of size <= 0 bytes")
+    if not trace.size_bytes.min() > 0:  # (NaN fails too)
+        raise SpecError(f"the trace {trace_name(trace)} has requests of unknown or zero size "
+                        "(its format may not record sizes): replay needs every request's size")
+    if not trace.offset_bytes.min() >= 0:
+        raise SpecError(f"the trace {trace_name(trace)} has requests of unknown or negative "
+                        "offset (its format may not record addresses): replay needs them")
+    if not np.isfinite(trace.arrival_s[[0, -1]]).all():
+        raise SpecError(f"the trace {trace_name(trace)} has requests of unknown arrival time")
     cap = getattr(stack.device, "capacity_bytes", None)
     if cap is not None:
         end = max(float(o + z) for o, z in _chunked_ends(trace))

@@ -253,6 +253,14 @@ def test_bad_arguments_are_one_clear_line(kw, words):
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("column", ["size", "offset"])
+def test_unknown_sizes_or_offsets_are_refused(column):
+    kw = {column: np.full(3, np.nan)}
+    with pytest.raises(SpecError, match=f"unknown or (zero|negative) {column}") as err:
+        replay(trace(np.arange(3) * 1e-3, **kw), fixed_server())
+    assert "\n" not in str(err.value)
+
+
 def test_an_empty_trace_is_refused():
     with pytest.raises(SpecError, match="has no requests"):
         replay(trace(np.zeros(0)), fixed_server())
