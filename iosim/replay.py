@@ -221,10 +221,11 @@ def _windows(t: np.ndarray, lat: np.ndarray, window_s: float, t0: float = 0.0) -
 
 def _random_writes(trace) -> bool:
     """Whether the writes are mostly random (what an SSD's steady state depends on)."""
-    w = ~trace.is_read
+    head = slice(0, 1 << 20)  # the first million requests tell (bounded temporaries)
+    w = ~trace.is_read[head]
     if not w.any():
         return True
-    off, size = trace.offset_bytes[w], trace.size_bytes[w]
+    off, size = trace.offset_bytes[head][w], trace.size_bytes[head][w]
     sequential = np.count_nonzero(off[1:] == off[:-1] + size[:-1])
     return sequential < 0.5 * max(1, len(off) - 1)
 
