@@ -8,6 +8,7 @@ from .claims import check_claim
 from .dists import parse_dist
 from .export import to_fio_json, write_fio_json
 from .fit import FitResult, fit
+from .replay import ReplayResult, max_speed, replay
 from .results import Curve, Results
 from .simulate import UnstableError, open_loop_capacity_iops, simulate, sweep
 from .spec import SpecError
@@ -48,6 +49,9 @@ __all__ = [
     "parse_dist",
     "plots",
     "presets",
+    "ReplayResult",
+    "max_speed",
+    "replay",
     "simulate",
     "sweep",
     "theory",

@@ -22,6 +22,7 @@ from .units import (
     UnitError,
     format_rate,
     format_size,
+    format_time,
     parse_count,
     parse_rate,
     parse_size,
@@ -665,6 +666,161 @@ def cmd_parse(args) -> int:
     return 0
 
 
+# -- replay (a block trace through a stack) --------------------------------------------------
+
+
+def _replay_slo(text: str) -> tuple[float, float]:
+    """"p99=5ms" -> (99.0, 0.005)."""
+    m = re.fullmatch(r"\s*p(\d+(?:\.\d+)?)\s*=\s*(\S+)\s*", text or "")
+    if not m:
+        raise SpecError(f"--slo expects pNN=TIME such as p99=5ms (got {text!r})")
+    pct = float(m.group(1))
+    try:
+        slo = parse_time(m.group(2), "--slo")
+    except UnitError as exc:
+        raise SpecError(str(exc)) from None
+    if not (0 < pct < 100 and slo > 0 and math.isfinite(slo)):
+        raise SpecError(f"--slo expects a percentile in (0, 100) and a time > 0 (got {text!r})")
+    return pct, slo
+
+
+def _replay_stack(args) -> Stack:
+    if args.stack:
+        stack, _ = load_toml(args.stack)
+    else:
+        stack, _ = presets.load(args.preset or presets.DEFAULT)
+    stack, _ = apply_overrides(stack, Workload(), parse_assignments(args.set))
+    return stack
+
+
+def _replay_float(value: str | None, name: str) -> float | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise SpecError(f"{name} must be a number (got {value!r})") from None
+
+
+def _replay_comparison_text(c) -> str:
+    rows = [("", "measured", "simulated", "error")]
+    for key, label in (("mean_s", "mean"), ("p50_s", "p50"), ("p95_s", "p95"), ("p99_s", "p99")):
+        err = c.errors[key]
+        rows.append((label, _ms(c.measured[key]), _ms(c.simulated[key]),
+                     "-" if math.isnan(err) else f"{100 * err:+.1f} %"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = [f"comparison over {c.n:,} requests with a measured latency"]
+    for r in rows:
+        lines.append("  " + "  ".join(f"{v:>{w}}" if i else f"{v:<{w}}"
+                                      for i, (v, w) in enumerate(zip(r, widths, strict=True))))
+    lines.append(f"  demerit (RMS distance of the CDFs)  {_ms(c.demerit_s)}  "
+                 f"({100 * c.demerit_frac:.1f} % of the measured mean)")
+    return "\n".join(lines)
+
+
+def _replay_windows_text(r) -> str:
+    rows = [("t", "requests", "IOPS", "mean", "p99")]
+    for p in r.windows:
+        rows.append((format_time(p.params["t_s"]), f"{p.ios:,}", f"{p.iops:,.0f}",
+                     _ms(p.lat_mean_s), _ms(p.lat_p99_s)))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    return "\n".join("  " + "  ".join(f"{v:>{w}}" for v, w in zip(row, widths, strict=True))
+                     for row in rows)
+
+
+def cmd_replay(args) -> int:
+    from .replay import max_speed, replay
+    from .traces import read_block_trace
+
+    stack = _replay_stack(args)
+    trace = read_block_trace(args.trace, args.format, time_unit=args.time_unit,
+                             size_unit=args.size_unit, device=args.device,
+                             max_requests=_int_arg(args.max_requests, "--max-requests", 1))
+    mode = args.mode or ("validate" if trace.format == "disksim-validate" else "open")
+    seed = _int_arg(args.seed, "--seed", 0)
+    if args.max_speed:
+        if args.slo is None:
+            raise SpecError("--max-speed needs --slo pNN=TIME, e.g. --slo p99=5ms")
+        pct, slo = _replay_slo(args.slo)
+        found = max_speed(trace, stack, slo_s=slo, slo_percentile=pct, engine=args.engine,
+                          seed=seed)
+        if args.json:
+            print(json.dumps({"trace": args.trace, **found.to_dict()}))
+            return 0
+        print(f"{args.trace}: {len(trace):,} requests on {stack.name or 'stack'}, open loop")
+        if found.speed > 0:
+            print(f"  largest speed-up with p{pct:g} <= {_ms(slo)}:  {found.speed:.3g}x  "
+                  f"(p{pct:g} {_ms(found.latency_s)})")
+        else:
+            print(f"  no speed tried meets p{pct:g} <= {_ms(slo)}, down to "
+                  f"{min(s for s, _ in found.points):.3g}x: bursts in the trace queue at any rate")
+        for s, v in sorted(found.points):
+            verdict = "meets" if v is not None and v <= slo else "misses"
+            print(f"    speed {s:>8.4g}x  p{pct:g} {_ms(v):>12}  {verdict}")
+        return 0
+    speed = _replay_float(args.speed, "--speed")
+    res = replay(trace, stack, speed=1.0 if speed is None else speed, mode=mode,
+                 outstanding=_int_arg(args.outstanding, "--outstanding", 1),
+                 engine=args.engine, seed=seed, warmup=_int_arg(args.warmup, "--warmup", 0) or 0,
+                 window_s=None if args.window is None else parse_time(args.window, "--window"))
+    if args.compare and res.comparison is None:
+        raise SpecError(f"{args.trace}: the trace carries no measured latencies to compare with")
+    if args.json:
+        print(json.dumps(res.to_dict()))
+        return 0
+    n_read = int(trace.is_read.sum())
+    how = {"open": f"open loop at {res.speed:g}x the recorded rate",
+           "closed": f"closed loop, {res.outstanding} outstanding",
+           "validate": "validate (next issue = completion + recorded idle)"}[mode]
+    print(f"{args.trace}: {len(trace):,} requests ({n_read:,} reads, {len(trace) - n_read:,} "
+          f"writes, {trace.format}) on {stack.name or 'stack'}, {how}")
+    print(_text(res.results))
+    for w in res.warnings:
+        print(f"Note: {w}")
+    if args.compare:
+        print(_replay_comparison_text(res.comparison))
+    if args.windows:
+        print(f"per {format_time(res.window_s)} window of issue time")
+        print(_replay_windows_text(res))
+    return 0
+
+
+def _add_replay_parser(sub) -> None:
+    from .replay import TRACE_MODES
+
+    sp = sub.add_parser("replay", help="replay a block trace through a stack; compare; what-if")
+    sp.add_argument("trace", metavar="TRACE", help="blkparse, biosnoop, fio iolog, DiskSim, "
+                    "MSR or SPC trace")
+    t = sp.add_argument_group("trace")
+    t.add_argument("--format", help="trace format (default: detected)")
+    t.add_argument("--time-unit", help="time unit where the format leaves it open (ns, us, ms, s)")
+    t.add_argument("--size-unit", help="size unit where the format leaves it open")
+    t.add_argument("--device", help="replay only this device of the trace")
+    t.add_argument("--max-requests", help="read at most this many requests")
+    g = sp.add_argument_group("model")
+    _add_stack_options(g)
+    r = sp.add_argument_group("replay")
+    r.add_argument("--mode", choices=TRACE_MODES,
+                   help="open: at the recorded times / speed; closed: N outstanding in trace "
+                   "order; validate: completion + recorded idle (default: validate for DiskSim "
+                   "validate traces, else open)")
+    r.add_argument("--speed", help="open loop: replay k times faster (default 1)")
+    r.add_argument("--outstanding", help="closed loop: requests in flight (default 1)")
+    r.add_argument("--warmup", help="requests issued first and not measured (default 0)")
+    r.add_argument("--window", help="time-series window, e.g. 1s (default: ~60 windows)")
+    r.add_argument("--seed", default="1", help="random seed (default 1)")
+    r.add_argument("--engine", default="auto", choices=ENGINES)
+    o = sp.add_argument_group("output")
+    o.add_argument("--compare", action="store_true",
+                   help="measured against simulated latency (mean, p50/p95/p99, demerit)")
+    o.add_argument("--windows", action="store_true", help="print latency per time window")
+    o.add_argument("--max-speed", action="store_true",
+                   help="find the largest speed-up that meets --slo (open loop)")
+    o.add_argument("--slo", help="latency objective for --max-speed, e.g. p99=5ms")
+    o.add_argument("--json", action="store_true", help="print JSON (SI units)")
+    sp.set_defaults(func=cmd_replay)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="iosim",
@@ -830,6 +986,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_stack_options(g)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_check_claim)
+    _add_replay_parser(sub)
     return p
 
 

@@ -81,6 +81,10 @@ ANSWERS = {
         ],
     ),
     "10_capacity_planning": (["2, 32", "3, 16"], ["2, 16", "1, 64"]),
+    "11_will_my_workload_fit": (
+        ["iosim.max_speed(msn, presets.load('cloud-qingcloud-capacity')[0], slo_s=3e-3).speed"],
+        ["None", "10.0", "0.01"],
+    ),
 }
 
 

@@ -14,12 +14,21 @@ Physics (pure functions on plain numbers or numpy arrays, shared by every engine
   includes the settle time; writes add ``write_settle_s``. :func:`hdd_seek_coeffs` picks ``a``
   and ``b`` so that the full stroke takes ``full_stroke_s`` and the mean over uniformly random
   address pairs equals the data-sheet ``avg_seek_s``. Because the curve depends on distance,
-  the address span of a workload changes the mean seek (short-stroking, experiment E7).
+  the address span of a workload changes the mean seek (short-stroking, experiment E7). A
+  drive whose seek curve was measured (DIXtrac's extraction, DiskSim's ``Seek type =
+  extracted``) gives it as a table instead, ``seek_curve`` (distance in cylinders, time), read
+  by linear interpolation (:func:`hdd_seek_table_s`).
 * Rotation. ``rotation = "uniform"`` draws the wait uniformly over a revolution; ``"exact"``
   gives every address an angle (its position within its track) and computes the wait from the
   angular position of the platter at the end of the seek (:func:`hdd_rotational_wait_s`), which
   is what shortest-positioning-time-first scheduling needs.
-* Transfer: size over the zoned media rate at the address; ``overhead_s`` per command.
+* Transfer: size over the zoned media rate at the address; ``overhead_s`` per command. The
+  interface moves a read's data as the media delivers them, so a read completes when the
+  slower of the two is done: an interface slower than the media (``interface_Bps``) adds
+  ``size / interface - media transfer`` after the media read (the actuator is free by then).
+  Commands answered from the buffer (read hits, cached writes) may cost a controller overhead
+  of their own (``read_hit_overhead_s``, ``write_cached_overhead_s``), as DiskSim's read-hit
+  and write-hit overheads.
 
 Queueing (the engine's job): one actuator; at most ``queue_depth`` commands in the drive (NCQ /
 TCQ tags); the next media operation is the oldest (``scheduler = "fifo"``) or the one with the
@@ -47,6 +56,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..spec import Spec, SpecError, fld
+from ..units import UnitError, parse_time
 from .base import DeviceFamily
 
 __all__ = [
@@ -54,6 +64,7 @@ __all__ = [
     "hdd_geometry",
     "hdd_seek_s",
     "hdd_seek_coeffs",
+    "hdd_seek_table_s",
     "hdd_mean_seek_s",
     "hdd_rotation_s",
     "hdd_rotational_wait_s",
@@ -100,6 +111,15 @@ def hdd_seek_s(distance, track_to_track_s: float, sqrt_coef_s: float, lin_coef_s
     short = np.sqrt(np.minimum(d, knee_frac))
     long_ = np.maximum(d - knee_frac, 0.0)
     t = np.where(d > 0.0, track_to_track_s + sqrt_coef_s * short + lin_coef_s * long_, 0.0)
+    return float(t) if t.ndim == 0 else t
+
+
+def hdd_seek_table_s(distance, table_frac, table_s):
+    """Seek time for a move of ``distance`` (fraction of all cylinders) from a measured curve:
+    linear interpolation between the points (``table_frac``, ``table_s``), the first point's
+    time below it and the last one's beyond; 0 for no move."""
+    d = np.asarray(distance, dtype=float)
+    t = np.where(d > 0.0, np.interp(d, table_frac, table_s), 0.0)
     return float(t) if t.ndim == 0 else t
 
 
@@ -198,13 +218,18 @@ def hdd_locate(offset_bytes, capacity_bytes: float, id_od_ratio: float, n_cylind
 
 def hdd_move_s(head_cyl: float, head_surf: float, target_cyl, target_surf, settle_s,
                n_cylinders: int, track_to_track_s: float, sqrt_coef_s: float, lin_coef_s: float,
-               knee_frac: float, head_switch_s: float):
+               knee_frac: float, head_switch_s: float, table=None):
     """Arm movement to each target: the seek for another cylinder, a head switch for another
     surface of the same cylinder, nothing for the same track; plus ``settle_s`` (the write
-    settle) after any move. Cylinders are indices; one target or an array of them."""
+    settle) after any move. Cylinders are indices; one target or an array of them. ``table``
+    ((distance fractions, times)): a measured seek curve instead of the fitted one."""
     dcyl = np.abs(np.asarray(target_cyl, dtype=float) - head_cyl)
     moved = (dcyl > 0) | (np.asarray(target_surf) != head_surf)
-    seek = hdd_seek_s(dcyl / n_cylinders, track_to_track_s, sqrt_coef_s, lin_coef_s, knee_frac)
+    if table is not None:
+        seek = hdd_seek_table_s(dcyl / n_cylinders, *table)
+    else:
+        seek = hdd_seek_s(dcyl / n_cylinders, track_to_track_s, sqrt_coef_s, lin_coef_s,
+                          knee_frac)
     seek = np.where(dcyl > 0, seek, np.where(moved, head_switch_s, 0.0))
     out = np.where(moved, seek + settle_s, seek)
     return float(out) if out.ndim == 0 else out
@@ -213,12 +238,13 @@ def hdd_move_s(head_cyl: float, head_surf: float, target_cyl, target_surf, settl
 def hdd_positioning_s(head_cyl: float, head_surf: float, t_s: float, target_cyl, target_surf,
                       target_angle, settle_s, rpm: float, n_cylinders: int,
                       track_to_track_s: float, sqrt_coef_s: float, lin_coef_s: float,
-                      knee_frac: float, head_switch_s: float):
+                      knee_frac: float, head_switch_s: float, table=None):
     """Time from ``t_s`` until the head is over the first byte of each target: the move
     (:func:`hdd_move_s`) plus the exact rotational wait after it. The key of
     shortest-positioning-time-first scheduling."""
     move = hdd_move_s(head_cyl, head_surf, target_cyl, target_surf, settle_s, n_cylinders,
-                      track_to_track_s, sqrt_coef_s, lin_coef_s, knee_frac, head_switch_s)
+                      track_to_track_s, sqrt_coef_s, lin_coef_s, knee_frac, head_switch_s,
+                      table)
     return move + hdd_rotational_wait_s(target_angle, t_s + move, rpm)
 
 
@@ -263,6 +289,18 @@ class HddDevice(DeviceFamily, Spec):
     # track (a 175 MB/s track at 7200 rpm holds 1.46 MB). 0 turns read-ahead off.
     read_ahead_bytes: float = fld(1048576, "size")
     destage: str = fld("sptf", "choice", choices=("fifo", "sptf"))
+    # a measured seek curve: ((distance in cylinders, time), ...), increasing distances; empty:
+    # the two-piece curve fitted to track_to_track_s, avg_seek_s and full_stroke_s
+    seek_curve: tuple = fld((), "any")
+    # the cylinder count the curve's distances are counted in (0: this drive's n_cylinders)
+    seek_curve_cylinders: int = fld(0, "int")
+    # controller overhead of a read answered from the buffer / a write taken into the cache
+    read_hit_overhead_s: float = fld(0.0, "time")
+    write_cached_overhead_s: float = fld(0.0, "time")
+
+    def __post_init__(self):
+        object.__setattr__(self, "seek_curve", _parse_seek_curve(self.seek_curve))
+        super().__post_init__()
 
     def validate(self):
         self.require(self.rpm > 0 and math.isfinite(self.rpm), "rpm", "> 0")
@@ -284,6 +322,10 @@ class HddDevice(DeviceFamily, Spec):
                      "> 0 and <= media_rate_od_Bps")
         self.require(self.interface_Bps > 0, "interface_Bps", "> 0 bytes/s")
         self.require(self.overhead_s >= 0, "overhead_s", ">= 0 s")
+        self.require(self.read_hit_overhead_s >= 0, "read_hit_overhead_s", ">= 0 s")
+        self.require(self.write_cached_overhead_s >= 0, "write_cached_overhead_s", ">= 0 s")
+        self.require(self.seek_curve_cylinders >= 0, "seek_curve_cylinders",
+                     ">= 0 (0: the drive's own cylinder count)")
         self.require(self.queue_depth >= 1, "queue_depth", ">= 1")
         self.require(self.write_cache_entries >= 0, "write_cache_entries", ">= 0")
         self.require(0 <= self.read_ahead_bytes < math.inf, "read_ahead_bytes",
@@ -328,11 +370,26 @@ class HddDevice(DeviceFamily, Spec):
         """(sqrt_coef_s, lin_coef_s) of the calibrated seek curve."""
         return self._seek_ab
 
+    def seek_table(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The measured seek curve as (distance fractions, times), or None."""
+        if not self.seek_curve:
+            return None
+        cyl = self.seek_curve_cylinders or self.n_cylinders
+        d = np.array([p[0] for p in self.seek_curve]) / cyl
+        return d, np.array([p[1] for p in self.seek_curve])
+
+    def seek_time_s(self, distance_frac):
+        """Seek time for a move of ``distance_frac`` of all cylinders (table or fitted curve)."""
+        table = self.seek_table()
+        if table is not None:
+            return hdd_seek_table_s(distance_frac, *table)
+        return hdd_seek_s(distance_frac, *self.seek_params())
+
     def skews(self) -> tuple[float, float]:
         """(head skew, cylinder skew) in turns: the head switch (or one-cylinder seek) plus
         the write settle, so a sequential stream continues on the next track without a turn."""
         rev = self.revolution_s
-        one_cyl = hdd_seek_s(1.0 / self.n_cylinders, *self.seek_params())
+        one_cyl = self.seek_time_s(1.0 / self.n_cylinders)
         return ((self.head_switch_s + self.write_settle_s) / rev,
                 (one_cyl + self.write_settle_s) / rev)
 
@@ -370,6 +427,11 @@ class HddDevice(DeviceFamily, Spec):
     def mean_seek_s(self, span_bytes: float | None = None) -> float:
         """Mean seek between uniformly random addresses in the first ``span_bytes``."""
         span = self.capacity_bytes if span_bytes is None else min(span_bytes, self.capacity_bytes)
+        table = self.seek_table()
+        if table is not None:  # the curve's mean over uniformly random pairs (midpoint rule)
+            x = (np.arange(600) + 0.5) / 600 * span / self.capacity_bytes
+            cyl, _ = hdd_geometry(x, self.id_od_ratio)
+            return float(hdd_seek_table_s(np.abs(cyl[:, None] - cyl[None, :]), *table).mean())
         return hdd_mean_seek_s(span / self.capacity_bytes, *self.seek_params()[:3],
                                self.seek_knee_frac, self.id_od_ratio)
 
@@ -403,3 +465,26 @@ class HddDevice(DeviceFamily, Spec):
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}
+
+
+def _parse_seek_curve(value) -> tuple:
+    """[[cylinders, time], ...] (time in seconds or with a unit, "1.245ms") -> ((c, s), ...)."""
+    if value is None or (isinstance(value, (list, tuple)) and not value):
+        return ()
+    expected = ("device.seek_curve must be a list of [distance in cylinders, time] pairs with "
+                "increasing distances > 0 and times >= 0, e.g. [[1, '1.2ms'], [100, '3ms']]")
+    if not isinstance(value, (list, tuple)):
+        raise SpecError(f"{expected} (got {value!r})")
+    out = []
+    try:
+        for pair in value:
+            d, t = pair
+            if isinstance(d, bool) or isinstance(t, bool):
+                raise ValueError
+            out.append((float(d), parse_time(t, "device.seek_curve")))
+    except (UnitError, ValueError, TypeError):
+        raise SpecError(f"{expected} (got {value!r})") from None
+    ds = [d for d, _ in out]
+    if ds[0] <= 0 or any(np.diff(ds) <= 0) or any(t < 0 for _, t in out):
+        raise SpecError(f"{expected} (got {value!r})")
+    return tuple(out)

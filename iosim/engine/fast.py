@@ -67,6 +67,7 @@ from ..stack import Stack
 from ..workload import Workload
 from .recorder import Batches, LogHist, TimeAvg, bucket_index
 from .summary import results_of
+from .trace_source import TraceSource
 
 __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of"]
 
@@ -267,14 +268,16 @@ COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
  P_NR_ON, P_NR, P_QD, P_NPATHS, P_POLICY, P_FAULTS, P_LINK_FINITE, P_IOS, P_WARMUP, P_NBATCH,
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
  P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
- P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP) = range(40)
-NIP = 40
+ P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP, P_TRACE) = range(41)
+NIP = 41
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
  F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
- F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE) = range(33)
-NFP = 33
+ F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE, F_SPEED) = range(34)
+NFP = 34
+# trace modes (P_TRACE; see iosim.engine.trace_source)
+TR_NONE, TR_OPEN, TR_CLOSED, TR_VALIDATE = range(4)
 # counters reset by Recorder.start (cnt) and kept (tot)
 (T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED, T_PAGE_READS, T_PAGE_PROGS,
  T_BUFFERED) = range(8)
@@ -299,7 +302,8 @@ def _rng_list_add(lst, g):
 
 @numba.njit(cache=True)
 def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
-            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs):
+            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
+            tr_size, tr_read, tr_gap, tr_lat, tr_issue):
     njobs = ip[P_NJOBS]
     iodepth = ip[P_IODEPTH]
     open_loop = ip[P_OPEN] != 0
@@ -375,6 +379,11 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     prog_b = fp[F_PROG_B]
     prog2_a = fp[F_PROG2_A]
     prog2_b = fp[F_PROG2_B]
+    # trace replay: the I/Os come from the tr_* arrays, in order (TraceSource)
+    tr_mode = ip[P_TRACE]
+    tr_n = tr_arr.shape[0] if tr_mode != TR_NONE else 0
+    tr_speed = fp[F_SPEED]
+    tr_next = 0
 
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
@@ -452,6 +461,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     io_parts = np.zeros(iocap, np.int64)
     io_slot = np.zeros(iocap, np.int64)
     io_off = np.zeros(iocap)
+    io_idx = np.zeros(iocap, np.int64)  # trace replay: the request's index in the trace
     io_free = np.arange(iocap - 1, -1, -1).astype(np.int64)
     n_io_free = iocap
     rq_io = np.zeros(rqcap, np.int64)
@@ -842,7 +852,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     if open_loop:
         upush(K_ARR_START)
     else:
-        for s in range(nslots):
+        for s in range(nslots if tr_mode != TR_VALIDATE else 1):  # validate: one slot
             upush((s << KB) | K_JOB_TOP)
     for e in range(nfail):
         upush((e << KB) | K_PE_START)
@@ -1237,6 +1247,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         b_tend[b] = now
                         cnt[N_BATCH_K] = bk + 1
                         cf[CF_BYTES] += io_size[io]
+                    if tr_mode != TR_NONE:
+                        tr_lat[io_idx[io]] = now - io_t[io]
                     if tot[T_COMPLETED] == warmup:
                         start(now)
                         measuring = True
@@ -1260,7 +1272,15 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 x = s
                 k = K_JOB_TOP
             elif k == K_JOB_TOP:  # ---- closed-loop job slot: overhead, think, issue
-                if ovh_on:
+                if tr_mode != TR_NONE and tr_next >= tr_n:  # the trace is exhausted
+                    k = -1
+                elif tr_mode == TR_VALIDATE:  # the recorded idle time after the previous one
+                    if tr_next == 0:
+                        k = K_ISSUE
+                    else:
+                        act, a_delay, a_code = 1, tr_gap[tr_next - 1], (x << KB) | K_JOB_THINK
+                        k = -1
+                elif ovh_on:
                     if ovh_code == 0:  # deterministic: no draw (and no stream to look up)
                         z = ovh_a
                     elif ovh_code == EMPIRICAL:
@@ -1290,6 +1310,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     k = K_ISSUE
             elif k == K_JOB_THINK:
                 k = K_ISSUE
+            elif k == K_ISSUE and tr_mode != TR_NONE and tr_next >= tr_n:
+                k = -1  # another slot took the trace's last request meanwhile: the slot ends
             elif k == K_ISSUE or k == K_ARR_NEXT:  # ---- new_io, then submit
                 if n_io_free == 0:
                     ctl[C_OVF] = 1
@@ -1297,7 +1319,16 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 n_io_free -= 1
                 io = io_free[n_io_free]
                 si = 0
-                if draw_io:  # the io stream, drawn as Simulation.new_io draws it
+                size = sizes[0]
+                if tr_mode != TR_NONE:  # the trace's next request, as recorded
+                    is_read = tr_read[tr_next]
+                    off = tr_off[tr_next]
+                    size = tr_size[tr_next]
+                    io_idx[io] = tr_next
+                    if tr_mode != TR_OPEN:
+                        tr_issue[tr_next] = now
+                    tr_next += 1
+                elif draw_io:  # the io stream, drawn as Simulation.new_io draws it
                     is_read = rng_io.random() < rf
                     if nsizes > 1:  # Generator.choice(p=...): cdf.searchsorted(u, "right")
                         u = rng_io.random()
@@ -1310,10 +1341,10 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                             seq_off = 0.0
                         off = seq_off
                         seq_off += sizes[si]
+                    size = sizes[si]
                 else:
                     is_read = rf >= 1.0
                     off = 0.0
-                size = sizes[si]
                 tot[T_ISSUED] += 1
                 io_read[io] = is_read
                 io_size[io] = size
@@ -1338,8 +1369,13 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     rq_off[r] = off + part_k * maxb
                     upush((r << KB) | K_BR_START)
                 if k == K_ARR_NEXT:
-                    gap = rng_arr.exponential(gap_s) if poisson else gap_s
-                    act, a_delay, a_code = 1, gap, K_ARR_NEXT
+                    if tr_mode == TR_OPEN:  # the next request at its recorded time / speed
+                        if tr_next < tr_n:
+                            gap = max(0.0, tr_arr[tr_next] / tr_speed - now)
+                            act, a_delay, a_code = 1, gap, K_ARR_NEXT
+                    else:
+                        gap = rng_arr.exponential(gap_s) if poisson else gap_s
+                        act, a_delay, a_code = 1, gap, K_ARR_NEXT
                 k = -1
             elif k == K_BR_START:  # ---- block request process
                 rq_tb[x] = now
@@ -1435,8 +1471,13 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 k = K_DISPATCH
                 k_after = -1
             elif k == K_ARR_START:
-                gap = rng_arr.exponential(gap_s) if poisson else gap_s
-                act, a_delay, a_code = 1, gap, K_ARR_NEXT
+                if tr_mode == TR_OPEN:
+                    if tr_n > 0:
+                        gap = max(0.0, tr_arr[0] / tr_speed - now)
+                        act, a_delay, a_code = 1, gap, K_ARR_NEXT
+                else:
+                    gap = rng_arr.exponential(gap_s) if poisson else gap_s
+                    act, a_delay, a_code = 1, gap, K_ARR_NEXT
                 k = -1
             else:  # an unknown step: a bug
                 status = STALLED
@@ -1559,13 +1600,15 @@ def _dist_args(d: Distribution) -> tuple[int, float, float, np.ndarray]:
 
 
 def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
-             replication: int, iocap: int | None, atcap_factor: int, batches: Batches):
+             replication: int, iocap: int | None, atcap_factor: int, batches: Batches,
+             trace: TraceSource | None = None):
     """The kernel's arguments: parameters as arrays, the reference's random streams."""
     dev = under_workload(stack.device, random_writes=wl.random)
     mp = stack.multipath
     link = stack.link
     overhead = stack.host.overhead
-    ovh_on = overhead.mean_s > 0
+    validate = trace is not None and trace.mode == "validate"
+    ovh_on = overhead.mean_s > 0 and not validate  # (validate: the recorded gap instead)
     serial = (not wl.open_loop) and wl.iodepth > 1 and ovh_on
     maxb = float(stack.block.max_sectors_bytes)
     sizes = np.array([float(s) for s, _ in wl.sizes])
@@ -1574,6 +1617,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     cdf /= cdf[-1]
     slots = np.array(
         [max(1, int((wl.span_bytes - s) // wl.align_bytes) + 1) for s in sizes], dtype=np.int64)
+    if trace is not None:  # the trace's sizes, not the workload's
+        sizes = np.array([trace.max_size_bytes or 1.0])
     maxparts = max(1, max(math.ceil(s / maxb) for s in sizes))
     nslots = wl.numjobs * wl.iodepth
     if iocap is None:
@@ -1584,6 +1629,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     # the io stream only matters when an I/O's direction, size or address can change an outcome
     ssd = isinstance(dev, SsdDevice)  # (an SSD's address picks the dies: always drawn)
     draw_io = ssd or not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
+    draw_io = draw_io and trace is None  # a trace's requests are read, not drawn
     # the reference's named streams; one that would draw nothing is not even made
     streams = Streams(seed, replication)
     rng_io = streams["io"] if draw_io else _idle_rng()
@@ -1643,8 +1689,10 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_MAXREQ] = -1 if wl.open_loop else nslots * maxparts
     ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_GENERIC
     ip[P_SVC2_CODE] = svc2_code
+    ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
     fp = np.zeros(NFP)
-    fp[F_THINK] = wl.thinktime_s if not wl.open_loop else 0.0
+    fp[F_SPEED] = 1.0 if trace is None else trace.speed
+    fp[F_THINK] = wl.thinktime_s if not (wl.open_loop or validate) else 0.0
     fp[F_OVH_A] = ovh_a
     fp[F_OVH_B] = ovh_b
     fp[F_SVC_A] = svc_a
@@ -1695,8 +1743,14 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     fail_at = np.array([ev.fail_at_s for ev in mp.failures] or [0.0])
     restore_at = np.array(
         [np.nan if ev.restore_at_s is None else ev.restore_at_s for ev in mp.failures] or [0.0])
+    if trace is None:
+        zf, zb = np.zeros(1), np.zeros(1, np.bool_)
+        tr = (zf, zf, zf, zb, zf, zf, zf)
+    else:
+        tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read, trace.gap_s,
+              trace.latency_s, trace.issue_s)
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
-            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs)
+            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr)
 
 
 @dataclass
@@ -1740,8 +1794,9 @@ def _timeavg(lv_row, level, hist=None, hist_len=64) -> TimeAvg:
 
 
 def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int,
-                 replication: int = 0) -> FastSimulation:
-    """Run the compiled engine; the result has ``rec`` like the reference's Recorder."""
+                 replication: int = 0, trace: TraceSource | None = None) -> FastSimulation:
+    """Run the compiled engine; the result has ``rec`` like the reference's Recorder. With
+    ``trace`` the I/Os are the trace's (:mod:`iosim.engine.trace_source`)."""
     reason = supports(stack, workload)
     if reason is not None:
         raise ValueError(f"the fast engine cannot run this stack: {reason}")
@@ -1750,7 +1805,7 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
     batches = Batches(ios)  # the reference's batch layout; the kernel fills its arrays
     for _ in range(40):
         args = _prepare(stack, workload, ios, warmup_ios, seed, replication, iocap, atcap_factor,
-                        batches)
+                        batches, trace)
         t0 = time.perf_counter()
         out = _kernel(*args)
         elapsed = time.perf_counter() - t0
@@ -1764,8 +1819,10 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         iocap = int(ip[P_IOCAP]) * 2
         if workload.open_loop and iocap > MAX_OPEN_BACKLOG:
             # arrivals outpace service: refuse rather than grow the pools without bound
+            what = (f"the trace at speed {trace.speed:g}" if trace is not None
+                    else f"workload.rate_iops = {workload.rate_iops:g}")
             raise UnstableError(
-                f"workload.rate_iops = {workload.rate_iops:g} is more than the stack serves: "
+                f"{what} is more than the stack serves: "
                 f"over {MAX_OPEN_BACKLOG:,} I/Os were in flight at once. Lower the rate or "
                 "add capacity."
             )
@@ -1817,8 +1874,8 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
 
 
 def run_fast(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int,
-             replication: int = 0) -> Results:
+             replication: int = 0, trace: TraceSource | None = None) -> Results:
     """Run the compiled engine and return its :class:`Results` (engine, seed and params are
     the caller's to set, as for the reference)."""
     return results_of(run_fast_sim(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
-                                   replication=replication))
+                                   replication=replication, trace=trace))

@@ -178,6 +178,7 @@ class HddModel:
         self.ncyl = spec.n_cylinders
         self.wake: simpy.Event | None = None
         self.seek = spec.seek_params()
+        self.seek_tab = spec.seek_table()  # a measured curve, or None
         self.read_ahead = ReadAhead(spec.read_ahead_bytes)
         self.stream_efficiency = spec.stream_efficiency()
         self.counters = {"media_reads": 0, "media_writes": 0, "cache_writes": 0,
@@ -221,6 +222,8 @@ class HddModel:
                 # (a thousandth of a byte absorbs the rounding of time x rate)
                 if not (ra.valid and ra.end(env.now) + 1e-3 >= req.offset + req.size):
                     return False
+        if spec.read_hit_overhead_s > 0:
+            yield env.timeout(spec.read_hit_overhead_s)
         if math.isfinite(spec.interface_Bps):
             yield env.timeout(req.size / spec.interface_Bps)
         self.counters["cache_reads"] += 1
@@ -244,6 +247,8 @@ class HddModel:
                     self.entry_waiters.append(granted)
                     self._kick()
                     yield granted
+                if spec.write_cached_overhead_s > 0:
+                    yield env.timeout(spec.write_cached_overhead_s)
                 if math.isfinite(spec.interface_Bps):
                     yield env.timeout(req.size / spec.interface_Bps)
                 self._add(self.dirty, req.offset, req.size, True, None)
@@ -254,12 +259,19 @@ class HddModel:
             self._add(self.queue, req.offset, req.size, not req.is_read, done)
             self._kick()
             yield done
+            if req.is_read and math.isfinite(spec.interface_Bps):
+                # the interface moves the data as they come off the media: an interface slower
+                # than the media finishes after it
+                lag = req.size / spec.interface_Bps - done.value
+                if lag > 0:
+                    yield env.timeout(lag)
 
     # -- actuator ----------------------------------------------------------------------------
     def _positioning(self, cyl, surf, angle, settle):
         spec = self.spec
         return hdd_positioning_s(self.head_cyl, self.head_surf, self.env.now, cyl, surf, angle,
-                                 settle, spec.rpm, self.ncyl, *self.seek, spec.head_switch_s)
+                                 settle, spec.rpm, self.ncyl, *self.seek, spec.head_switch_s,
+                                 self.seek_tab)
 
     def _pick(self, pool: _OpPool, policy: str) -> int:
         if len(pool) == 1:
@@ -277,7 +289,7 @@ class HddModel:
             pos = float(self._positioning(op["cyl"], op["surf"], op["angle"], settle))
         else:  # the same seek, then a uniformly drawn rotational wait
             pos = hdd_move_s(self.head_cyl, self.head_surf, op["cyl"], op["surf"], settle,
-                             self.ncyl, *self.seek, spec.head_switch_s)
+                             self.ncyl, *self.seek, spec.head_switch_s, self.seek_tab)
             pos += hdd_rotation_s(spec.rpm, self.rng.random())
         return pos + op["xfer"]
 
@@ -309,7 +321,7 @@ class HddModel:
                 if not op["write"] and op["xfer"] > 0:  # stream on at the sequential rate
                     rate = op["size"] / op["xfer"] * self.stream_efficiency
                     self.read_ahead.start(env.now, op["off"], op["size"], rate)
-                done.succeed()
+                done.succeed(op["xfer"])  # (the media transfer time, for the interface)
             else:
                 self.counters["media_writes"] += 1
                 if self.entry_waiters:

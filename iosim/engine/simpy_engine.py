@@ -24,6 +24,7 @@ from ..stack import Stack
 from ..workload import Workload
 from .recorder import Batches, LogHist, TimeAvg
 from .simpy_devices import make_device
+from .trace_source import TraceSource
 
 __all__ = ["run_simpy", "IO", "Request", "MAX_OPEN_BACKLOG"]
 
@@ -206,8 +207,10 @@ class Simulation:
         warmup_ios: int,
         seed: int,
         replication: int = 0,
+        trace: TraceSource | None = None,
     ):
         self.stack = stack
+        self.trace = trace
         self.wl = workload
         self.ios = ios
         self.warmup = warmup_ios
@@ -234,6 +237,13 @@ class Simulation:
 
     # -- workload ------------------------------------------------------------------------
     def new_io(self) -> IO:
+        if self.trace is not None:  # the next request of the trace, as recorded
+            tr, i = self.trace, self.issued
+            self.issued += 1
+            if tr.mode != "open":
+                tr.issue_s[i] = self.env.now
+            return IO(self.issued, bool(tr.is_read[i]), float(tr.size_bytes[i]),
+                      float(tr.offset_bytes[i]), self.env.now)
         wl, rng = self.wl, self._rng_io
         is_read = rng.random() < wl.read_fraction
         size = (
@@ -257,7 +267,13 @@ class Simulation:
         """One outstanding-I/O slot of a closed-loop job: overhead, issue, wait, repeat."""
         overhead = self.stack.host.overhead
         think = self.wl.thinktime_s
+        tr = self.trace
+        if tr is not None and tr.mode == "validate":
+            yield from self.validate_job()
+            return
         while True:
+            if tr is not None and self.issued >= len(tr):
+                return  # the trace is exhausted: the slot ends
             if overhead.mean_s > 0:
                 z = float(overhead.sample(rng))
                 if cpu is not None:
@@ -268,8 +284,41 @@ class Simulation:
                     yield self.env.timeout(z)
             if think > 0:
                 yield self.env.timeout(think)
+            if tr is not None and self.issued >= len(tr):
+                return  # another slot took the last request meanwhile
             io = self.new_io()
             yield self.submit(io)
+
+    def validate_job(self):
+        """DiskSim's validate rule: one request at a time, the next issued the recorded idle
+        time after the previous one completes."""
+        tr = self.trace
+        for i in range(len(tr)):
+            if i > 0:
+                yield self.env.timeout(tr.gap_s[i - 1])
+            yield self.submit(self.new_io())
+
+    def trace_arrivals(self):
+        """Open loop on a trace: request i arrives at its recorded time / speed."""
+        tr = self.trace
+        for i in range(len(tr)):
+            yield self.env.timeout(max(0.0, tr.arrival_at(i) - self.env.now))
+            self._check_backlog()
+            self.submit(self.new_io())
+
+    def _check_backlog(self):
+        backlog = self.issued - self.completed
+        if backlog >= MAX_OPEN_BACKLOG:
+            # arrivals outpace service: stop before the queue eats the memory
+            what = (f"the trace at speed {self.trace.speed:g}" if self.trace is not None
+                    else f"workload.rate_iops = {self.wl.rate_iops:g}")
+            raise UnstableError(
+                f"{what} is more than the stack "
+                f"serves: {backlog:,} I/Os were waiting after {self.env.now:.3g} s "
+                f"({self.completed:,} completed, about "
+                f"{self.completed / max(self.env.now, 1e-12):.6g} IOPS). Lower the rate "
+                "or add capacity."
+            )
 
     def arrivals(self):
         """Open loop: I/Os arrive at rate_iops whatever the stack does."""
@@ -278,16 +327,7 @@ class Simulation:
         while True:
             gap = rng.exponential(mean_gap) if self.wl.arrival == "poisson" else mean_gap
             yield self.env.timeout(gap)
-            backlog = self.issued - self.completed
-            if backlog >= MAX_OPEN_BACKLOG:
-                # arrivals outpace service: stop before the queue eats the memory
-                raise UnstableError(
-                    f"workload.rate_iops = {self.wl.rate_iops:g} is more than the stack "
-                    f"serves: {backlog:,} I/Os were waiting after {self.env.now:.3g} s "
-                    f"({self.completed:,} completed, about "
-                    f"{self.completed / max(self.env.now, 1e-12):.6g} IOPS). Lower the rate "
-                    "or add capacity."
-                )
+            self._check_backlog()
             self.submit(self.new_io())
 
     # -- block layer ---------------------------------------------------------------------
@@ -379,6 +419,8 @@ class Simulation:
             return
         self.completed += 1
         rec.host_out.change(env.now, -1)
+        if self.trace is not None:
+            self.trace.latency_s[io.id - 1] = env.now - io.t_issue
         if rec.measuring:
             lat = env.now - io.t_issue
             rec.lat.add(lat)
@@ -412,7 +454,11 @@ class Simulation:
         env, wl = self.env, self.wl
         if self.warmup == 0:
             self.rec.start()
-        if wl.open_loop:
+        if self.trace is not None and self.trace.mode == "open":
+            env.process(self.trace_arrivals())
+        elif self.trace is not None and self.trace.mode == "validate":
+            env.process(self.job(None, None))
+        elif wl.open_loop:
             env.process(self.arrivals())
         else:
             overhead = self.stack.host.overhead
@@ -432,9 +478,12 @@ class Simulation:
 
 
 def run_simpy(
-    stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int, replication: int = 0
+    stack: Stack, workload: Workload, *, ios: int, warmup_ios: int, seed: int, replication: int = 0,
+    trace: TraceSource | None = None,
 ) -> Simulation:
-    """Run the reference engine and return the finished :class:`Simulation`."""
+    """Run the reference engine and return the finished :class:`Simulation` (with ``trace``,
+    the I/Os are the trace's: see :mod:`iosim.engine.trace_source`)."""
     return Simulation(
-        stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=replication
+        stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=replication,
+        trace=trace,
     ).run()

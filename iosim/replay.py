@@ -1,0 +1,449 @@
+"""Replay a block trace through a stack, compare with what the trace measured, ask what-if.
+
+:func:`replay` drives any stack with the requests of a :class:`~iosim.traces.blocktrace.
+BlockTrace`: their offsets, sizes and directions reach the device as recorded, so HDD seeks
+and SPTF, RAID striping, SSD die routing, read-ahead and caches see the real addresses. When
+the requests are issued is the ``mode``:
+
+* ``"open"``: at the trace's timestamps divided by ``speed`` (``speed=2`` replays twice as
+  fast), whatever the stack does: the question "does the stack keep up with this load?".
+* ``"closed"``: in the trace's order with ``outstanding`` requests in flight (each slot pays
+  the host overhead, as a closed-loop job does): the question "how fast could it go?".
+* ``"validate"``: DiskSim's validation rule: one request at a time, the next one issued the
+  recorded idle time after the previous one completes. Meant for traces that carry each
+  request's measured response time and idle gap (DiskSim's ``validate`` format).
+
+Every request is measured (a trace is not a steady state; ``warmup`` skips the first ones).
+:class:`ReplayResult` holds the overall :class:`~iosim.results.Results` (percentiles with
+confidence intervals as for any run), latencies per time window as a :class:`~iosim.results.
+Curve`, every request's simulated latency, and, where the trace carries measured latencies, a
+:class:`Comparison`: errors of the mean, p50, p95 and p99, and the *demerit figure*.
+
+The demerit figure (Ruemmler and Wilkes, "An introduction to disk drive modeling", IEEE
+Computer 1994; DiskSim's ``src/rms.c``, which DiskSim's ``valid/runvalid`` reports for each
+validated drive) is the root-mean-square horizontal distance between the measured and the
+simulated response-time CDFs: both quantile functions are read at the probabilities
+0.0001, 0.0002, ..., 1 (linear interpolation between the CDFs' points, as ``rms.c`` does) and
+the RMS of their differences is taken. It is given in seconds and as a fraction of the
+measured mean response time. **Change from rms.c:** DiskSim reads the CDFs from its bucketed
+response-time histograms; here they are the exact empirical CDFs of the requests.
+
+:func:`max_speed` bisects on ``speed`` for the largest speed-up at which a latency percentile
+stays under a service-level objective, every point simulated with the same seed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .engine import fast as fast_engine
+from .engine.simpy_engine import run_simpy
+from .engine.summary import results_of
+from .engine.trace_source import TRACE_MODES, TraceSource
+from .results import Curve, Results
+from .simulate import ENGINES
+from .spec import SpecError, UnstableError
+from .stack import Stack
+from .workload import Workload
+
+__all__ = [
+    "replay",
+    "max_speed",
+    "rms_cdf_distance",
+    "ReplayResult",
+    "Comparison",
+    "MaxSpeed",
+    "TRACE_MODES",
+]
+
+RMS_STEP = 1e-4  # rms.c's RMS_INCR: the CDFs are compared at every 0.01 % of probability
+
+
+# ---------------------------------------------------------------------------------------------
+# the demerit figure
+# ---------------------------------------------------------------------------------------------
+
+
+def _quantiles(values: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """The empirical CDF's inverse, linear between its points (k/n, k-th smallest value)."""
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    return np.interp(probs, np.arange(1, n + 1) / n, x)
+
+
+def rms_cdf_distance(measured, simulated, step: float = RMS_STEP) -> float:
+    """Root-mean-square horizontal distance between two samples' CDFs (DiskSim's ``rms.c``):
+    the quantile functions compared at probabilities ``step, 2 step, ..., 1``. Two samples
+    that differ by a constant ``c`` are ``|c|`` apart; the unit is the samples' unit."""
+    a = np.asarray(measured, dtype=float)
+    b = np.asarray(simulated, dtype=float)
+    a = a[np.isfinite(a)]
+    b = b[np.isfinite(b)]
+    if len(a) == 0 or len(b) == 0:
+        raise SpecError("the demerit figure needs at least one measured and one simulated value")
+    probs = np.arange(1, int(round(1.0 / step)) + 1) * step
+    d = _quantiles(a, probs) - _quantiles(b, probs)
+    return float(np.sqrt(np.mean(d * d)))
+
+
+@dataclass
+class Comparison:
+    """Simulated against measured response times, over the requests that carry a measurement."""
+
+    n: int
+    measured: dict  # mean_s, p50_s, p95_s, p99_s
+    simulated: dict
+    demerit_s: float  # RMS horizontal distance between the CDFs
+    demerit_frac: float  # ... as a fraction of the measured mean
+
+    @property
+    def errors(self) -> dict:
+        """(simulated - measured) / measured for the mean and each percentile."""
+        return {k: (self.simulated[k] - v) / v if v else math.nan
+                for k, v in self.measured.items()}
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "measured": dict(self.measured), "simulated": dict(self.simulated),
+                "errors": self.errors, "demerit_s": self.demerit_s,
+                "demerit_frac": self.demerit_frac}
+
+
+def _stats(lat: np.ndarray) -> dict:
+    p50, p95, p99 = np.percentile(lat, [50, 95, 99])
+    return {"mean_s": float(lat.mean()), "p50_s": float(p50), "p95_s": float(p95),
+            "p99_s": float(p99)}
+
+
+def compare(measured: np.ndarray, simulated: np.ndarray) -> Comparison:
+    """The comparison over the requests where both are known."""
+    ok = np.isfinite(measured) & np.isfinite(simulated)
+    m, s = measured[ok], simulated[ok]
+    if len(m) == 0:
+        raise SpecError("no request carries both a measured and a simulated latency")
+    d = rms_cdf_distance(m, s)
+    ms = _stats(m)
+    return Comparison(n=int(len(m)), measured=ms, simulated=_stats(s), demerit_s=d,
+                      demerit_frac=d / ms["mean_s"] if ms["mean_s"] > 0 else math.nan)
+
+
+# ---------------------------------------------------------------------------------------------
+# result
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ReplayResult:
+    """What a replay produced (see the module docstring)."""
+
+    results: Results
+    windows: Curve  # per window of issue time: iops, lat_mean_s, lat_p50_s ... (x = "t_s",
+    # the window's start from the first request's issue)
+    measured_windows: Curve | None  # the same windows of the trace's measured latencies
+    latency_s: np.ndarray  # per request: simulated latency (issue to completion)
+    issue_s: np.ndarray  # per request: when it was issued in the simulation
+    comparison: Comparison | None
+    mode: str
+    speed: float
+    outstanding: int
+    window_s: float
+    source: str = ""
+    warnings: list = field(default_factory=list)
+    measured_s: np.ndarray | None = None  # the trace's measured latencies (NaN: unmeasured)
+
+    def measured_latency_s(self) -> np.ndarray | None:
+        """The trace's measured latency per request, None when it measured none."""
+        return self.measured_s
+
+    def to_dict(self) -> dict:
+        out = {"trace": self.source, "mode": self.mode, "speed": self.speed,
+               "outstanding": self.outstanding, "requests": int(len(self.latency_s)),
+               "window_s": self.window_s, "results": self.results.to_dict()}
+        if self.comparison is not None:
+            out["comparison"] = self.comparison.to_dict()
+        out["windows"] = [_window_row(p) for p in self.windows]
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
+
+
+def _window_row(r: Results) -> dict:
+    keys = ("iops", "lat_mean_s", "lat_p50_s", "lat_p99_s", "lat_max_s")
+    row = {"t_s": r.params["t_s"], "ios": r.ios}
+    row.update({k: getattr(r, k) for k in keys if getattr(r, k) is not None})
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
+# replay
+# ---------------------------------------------------------------------------------------------
+
+
+def _nice_window(span_s: float, target: int = 60) -> float:
+    """A round window (1, 2 or 5 x 10^k s) giving about ``target`` windows over the span."""
+    raw = max(span_s, 1e-6) / target
+    e = math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if m * 10.0**e >= raw:
+            return m * 10.0**e
+    return 10.0 ** (e + 1)  # pragma: no cover
+
+
+def _windows(t: np.ndarray, lat: np.ndarray, window_s: float, t0: float = 0.0) -> Curve:
+    """Latency statistics per window of issue time ``t`` (non-decreasing)."""
+    ok = np.isfinite(lat) & np.isfinite(t)
+    if not ok.all():  # (copies only when some requests are unmeasured)
+        t, lat = t[ok], lat[ok]
+    del ok
+    points = []
+    if len(t):
+        nwin = int((t[-1] - t0) // window_s) + 1
+        edges = t0 + np.arange(nwin + 1) * window_s
+        bounds = np.searchsorted(t, edges, side="left")
+        bounds[-1] = len(t)
+        for w in range(nwin):
+            chunk = lat[bounds[w]:bounds[w + 1]]
+            span = window_s
+            if w == nwin - 1 and len(chunk) > 1:  # the last window is partial: its own span
+                span = max(min(window_s, float(t[-1] - edges[w])), window_s / len(chunk))
+            r = Results(ios=int(len(chunk)), iops=len(chunk) / span)
+            if len(chunk):
+                r.lat_mean_s = float(chunk.mean())
+                r.lat_p50_s, r.lat_p95_s, r.lat_p99_s = (
+                    float(v) for v in np.percentile(chunk, [50, 95, 99]))
+                r.lat_max_s = float(chunk.max())
+            r.params = {"t_s": w * window_s}  # from the first request's issue
+            points.append(r)
+    return Curve(points, x="t_s")
+
+
+def _random_writes(trace) -> bool:
+    """Whether the writes are mostly random (what an SSD's steady state depends on)."""
+    head = slice(0, 1 << 20)  # the first million requests tell (bounded temporaries)
+    w = ~trace.is_read[head]
+    if not w.any():
+        return True
+    off, size = trace.offset_bytes[head][w], trace.size_bytes[head][w]
+    sequential = np.count_nonzero(off[1:] == off[:-1] + size[:-1])
+    return sequential < 0.5 * max(1, len(off) - 1)
+
+
+def _check(trace, stack, speed, mode, outstanding, engine, seed, warmup) -> None:
+    if not isinstance(stack, Stack):
+        raise SpecError(f"stack must be an iosim.Stack (got {type(stack).__name__})")
+    for col in ("arrival_s", "offset_bytes", "size_bytes", "is_read"):
+        if not hasattr(trace, col):
+            raise SpecError(f"trace must be a BlockTrace (got {type(trace).__name__})")
+    if len(trace) == 0:
+        raise SpecError(f"the trace {trace_name(trace)} has no requests: nothing to replay")
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not (
+            math.isfinite(speed) and speed > 0):
+        raise SpecError(f"speed must be a finite number > 0 (got {speed!r})")
+    if mode not in TRACE_MODES:
+        raise SpecError(f"mode must be one of {', '.join(TRACE_MODES)} (got {mode!r})")
+    if mode != "open" and speed != 1:
+        raise SpecError(f"speed applies to open-loop replay only (mode {mode!r}, got {speed!r})")
+    if outstanding is not None and (
+            isinstance(outstanding, bool) or not isinstance(outstanding, (int, np.integer))
+            or outstanding < 1):
+        raise SpecError(f"outstanding must be a whole number >= 1 (got {outstanding!r})")
+    if outstanding is not None and mode != "closed":
+        raise SpecError(f"outstanding applies to closed-loop replay only (mode {mode!r})")
+    if engine not in ENGINES:
+        raise SpecError(f"engine must be one of {', '.join(ENGINES)} (got {engine!r})")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SpecError(f"seed must be a whole number >= 0 (got {seed!r})")
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or not (
+            0 <= warmup < len(trace)):
+        raise SpecError(f"warmup must be a whole number from 0 to {len(trace) - 1} "
+                        f"(the trace has {len(trace)} requests; got {warmup!r})")
+    if not trace.size_bytes.min() > 0:  # (NaN fails too)
+        raise SpecError(f"the trace {trace_name(trace)} has requests of unknown or zero size "
+                        "(its format may not record sizes): replay needs every request's size")
+    if not trace.offset_bytes.min() >= 0:
+        raise SpecError(f"the trace {trace_name(trace)} has requests of unknown or negative "
+                        "offset (its format may not record addresses): replay needs them")
+    if not np.isfinite(trace.arrival_s[[0, -1]]).all():
+        raise SpecError(f"the trace {trace_name(trace)} has requests of unknown arrival time")
+    cap = getattr(stack.device, "capacity_bytes", None)
+    if cap is not None:
+        end = max(float(o + z) for o, z in _chunked_ends(trace))
+        if end > cap:
+            raise SpecError(
+                f"the trace {trace_name(trace)} addresses up to byte {end:.0f}, beyond "
+                f"device.capacity_bytes = {cap:.0f}: use a larger device (--set "
+                "device.capacity_bytes=...)")
+
+
+def _chunked_ends(trace, chunk: int = 1 << 20):
+    """(offset, size) of each chunk's request reaching furthest (bounded temporaries)."""
+    for i in range(0, len(trace), chunk):
+        end = trace.offset_bytes[i:i + chunk] + trace.size_bytes[i:i + chunk]
+        j = int(np.argmax(end))
+        yield trace.offset_bytes[i + j], trace.size_bytes[i + j]
+
+
+def trace_name(trace) -> str:
+    return repr(getattr(trace, "source", "") or "(in memory)")
+
+
+def _workload(trace, mode: str, outstanding: int) -> Workload:
+    rw = "randrw" if _random_writes(trace) else "rw"
+    if mode == "open":  # the rate only marks the run as open loop (no capacity check here)
+        dur = float(trace.arrival_s[-1] - trace.arrival_s[0])
+        rate = len(trace) / dur if dur > 0 else 1.0
+        return Workload(rw=rw, rate_iops=rate)
+    return Workload(rw=rw, iodepth=outstanding if mode == "closed" else 1)
+
+
+def replay(trace, stack: Stack, *, speed: float = 1.0, mode: str = "open",
+           outstanding: int | None = None, engine: str = "auto", seed: int = 1,
+           window_s: float | None = None, warmup: int = 0) -> ReplayResult:
+    """Replay ``trace`` (a ``BlockTrace``) through ``stack``; see the module docstring.
+
+    ``outstanding`` (closed mode, default 1): requests in flight. ``engine``: "auto" runs the
+    fast engine when it supports the stack, else SimPy; both give identical numbers.
+    ``window_s``: the time-series window (default: a round value giving ~60 windows).
+    ``warmup``: requests issued but not measured at the start.
+    """
+    _check(trace, stack, speed, mode, outstanding, engine, seed, warmup)
+    n_out = outstanding if outstanding is not None else 1
+    wl = _workload(trace, mode, n_out)
+    warnings = list(getattr(trace, "warnings", ()))
+    if len(trace) and trace.device.min() != trace.device.max():
+        warnings.append("the trace holds requests of several devices; all of them go to the one "
+                        "stack (read one device with device= to replay it alone)")
+    gap = None
+    if mode == "validate":
+        gap = np.asarray(trace.idle_s, dtype=float)
+        if not np.isfinite(gap[:-1]).any() and len(trace) > 1:
+            warnings.append("the trace records no idle times: validate mode issues each "
+                            "request as soon as the previous one completes")
+    src = TraceSource(trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read,
+                      mode=mode, speed=float(speed), gap_s=gap)
+    reason = fast_engine.supports(stack, wl) if engine != "simpy" else "simpy asked for"
+    if engine == "fast" and reason:
+        raise SpecError(f"engine 'fast' cannot run this stack: {reason}; use 'simpy' or 'auto'")
+    used = "fast" if reason is None else "simpy"
+    runner = fast_engine.run_fast_sim if used == "fast" else run_simpy
+    n = len(trace)
+    sim = runner(stack, wl, ios=n - warmup, warmup_ios=warmup, seed=seed, trace=src)
+    res = results_of(sim)
+    res.engine = used
+    res.seed = seed
+    res.replications = 1
+    res.params = {"trace": getattr(trace, "source", ""), "mode": mode, "speed": float(speed),
+                  "outstanding": n_out}
+    lat = src.latency_s
+    if mode != "open":
+        issue = src.issue_s
+    else:  # (no copy at speed 1: 8 bytes a request saved on long traces)
+        issue = trace.arrival_s if speed == 1 else trace.arrival_s / float(speed)
+    if warmup:
+        lat = lat.copy()
+        lat[:warmup] = np.nan  # not measured
+    span = float(np.nanmax(issue) - issue[0]) if n > 1 else 0.0
+    win = float(window_s) if window_s is not None else _nice_window(span)
+    if not (math.isfinite(win) and win > 0):
+        raise SpecError(f"window_s must be a time > 0 (got {window_s!r})")
+    windows = _windows(issue, lat, win, t0=float(issue[0]))
+    measured_windows = comparison = measured = None
+    if trace.has_latency:
+        measured = np.asarray(trace.latency_s, dtype=float)
+        if warmup:
+            measured = measured.copy()
+            measured[:warmup] = np.nan
+        t_meas = trace.arrival_s if speed == 1 else trace.arrival_s / float(speed)
+        measured_windows = _windows(t_meas, measured, win, t0=float(t_meas[0]))
+        comparison = compare(measured, lat)
+    return ReplayResult(results=res, windows=windows, measured_windows=measured_windows,
+                        latency_s=lat, issue_s=issue, comparison=comparison, mode=mode,
+                        speed=float(speed), outstanding=n_out, window_s=win,
+                        source=str(getattr(trace, "source", "")), warnings=warnings,
+                        measured_s=measured)
+
+
+# ---------------------------------------------------------------------------------------------
+# what-if: the largest speed-up under an SLO
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MaxSpeed:
+    """The largest open-loop speed-up found with the percentile at or under the SLO."""
+
+    speed: float  # 0.0 when even the slowest speed tried misses the SLO
+    percentile: float
+    slo_s: float
+    latency_s: float | None  # the percentile at ``speed``
+    points: list  # (speed, percentile latency in s, or None when the run was unstable)
+
+    def to_dict(self) -> dict:
+        return {"max_speed": self.speed, "percentile": self.percentile, "slo_s": self.slo_s,
+                "latency_s": self.latency_s,
+                "points": [{"speed": s, "latency_s": v} for s, v in self.points]}
+
+
+def max_speed(trace, stack: Stack, *, slo_s: float, slo_percentile: float = 99,
+              engine: str = "auto", seed: int = 1, rel_tol: float = 0.02,
+              speed_range: tuple[float, float] = (1 / 1024, 1024.0)) -> MaxSpeed:
+    """Bisect on ``speed`` (open loop) for the largest speed-up whose ``slo_percentile``-th
+    simulated latency is at or under ``slo_s``; every point uses the same seed. Geometric
+    steps: double (or halve) from 1 until the SLO flips, then bisect until the bracket is
+    within ``rel_tol``. A speed at which the backlog runs away counts as missing the SLO."""
+    if not (isinstance(slo_s, (int, float)) and math.isfinite(slo_s) and slo_s > 0):
+        raise SpecError(f"slo_s must be a latency > 0 s (got {slo_s!r})")
+    if not (isinstance(slo_percentile, (int, float)) and 0 < slo_percentile < 100):
+        raise SpecError(f"slo_percentile must be between 0 and 100 (got {slo_percentile!r})")
+    if not (isinstance(rel_tol, (int, float)) and 0 < rel_tol < 1):
+        raise SpecError(f"rel_tol must be between 0 and 1 (got {rel_tol!r})")
+    lowest, highest = speed_range
+    points: list = []
+
+    def value(speed: float) -> float | None:
+        try:
+            r = replay(trace, stack, speed=speed, mode="open", engine=engine, seed=seed)
+        except UnstableError:
+            points.append((speed, None))
+            return None
+        v = float(np.nanpercentile(r.latency_s, slo_percentile))
+        points.append((speed, v))
+        return v
+
+    def ok(v):
+        return v is not None and v <= slo_s
+
+    s = 1.0
+    v = value(s)
+    if ok(v):
+        lo, lo_v, hi = s, v, None
+        while hi is None and s < highest:
+            s = min(2 * s, highest)
+            v = value(s)
+            if ok(v):
+                lo, lo_v = s, v
+            else:
+                hi = s
+        if hi is None:
+            return MaxSpeed(lo, slo_percentile, slo_s, lo_v, points)
+    else:
+        hi, lo, lo_v = s, None, None
+        while lo is None and s > lowest:
+            s = max(s / 2, lowest)
+            v = value(s)
+            if ok(v):
+                lo, lo_v = s, v
+            else:
+                hi = s
+        if lo is None:
+            return MaxSpeed(0.0, slo_percentile, slo_s, None, points)
+    while hi / lo > 1 + rel_tol:
+        mid = math.sqrt(lo * hi)
+        v = value(mid)
+        if ok(v):
+            lo, lo_v = mid, v
+        else:
+            hi = mid
+    return MaxSpeed(lo, slo_percentile, slo_s, lo_v, points)
