@@ -62,8 +62,9 @@ class BlockTrace:
         for name in _COLUMNS:
             value = getattr(self, name)
             if value is None:
-                fill = 0 if name == "device" else np.nan
-                value = np.full(n, fill, dtype=_DTYPES[name])
+                # an absent column is one value seen n times: no memory per request
+                fill = np.array(0 if name == "device" else np.nan, dtype=_DTYPES[name])
+                value = np.broadcast_to(fill, (n,))
             else:
                 value = np.ascontiguousarray(value, dtype=_DTYPES[name])
             if value.shape != (n,):
