@@ -241,8 +241,11 @@ def test_fit_unavailable_is_one_clear_line(capsys, monkeypatch):
     assert_usage_error(capsys, "fit", "a.json", "--model", "generic", match="iosim fit")
 
 
-def test_fit_passes_its_arguments(capsys, monkeypatch):
+def test_fit_passes_its_arguments(capsys, monkeypatch, tmp_path):
     seen = {}
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.json", "b.json", "a.csv"):
+        (tmp_path / name).write_text("")
 
     def run_cli(files, model, holdout, as_json, **kw):
         seen.update(files=files, model=model, holdout=holdout, as_json=as_json, **kw)
