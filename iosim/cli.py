@@ -328,10 +328,11 @@ def cmd_presets(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .simulate import simulate
-
     stack, wl = _model(args)
-    res = simulate(stack, wl, **_run_kwargs(args))
+    kw = _run_kwargs(args)
+    from .simulate import simulate  # after the arguments are checked: numba is slow to load
+
+    res = simulate(stack, wl, **kw)
     if args.json:
         print(json.dumps(res.to_dict()))
     else:
@@ -402,7 +403,6 @@ def cmd_sweep(args) -> int:
     import time
 
     from . import sweep_io
-    from .simulate import sweep
 
     stack, wl = _model(args)
     if not args.vary:
@@ -421,6 +421,8 @@ def cmd_sweep(args) -> int:
     sweep_io.check_format(fmt, args.output)
     kw = _run_kwargs(args)
     progress = _progress(args)
+    from .simulate import sweep  # after the arguments are checked: numba is slow to load
+
     t0 = time.perf_counter()
     if args.scheduler:
         client = _dask_client(args.scheduler, timeout)
