@@ -788,6 +788,10 @@ def _show_cell(key: str, v) -> str:
         return "-"
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return str(v)
+    if "timestamp" in key or key in ("sample", "index"):
+        return str(int(v)) if float(v).is_integer() else str(v)
+    if key.endswith("_per_s"):  # a rate (rrqm_per_s), not a time
+        return show_number(v)
     if key.endswith("_bytes"):
         return show_size(v)
     if key.endswith("_s"):
@@ -864,9 +868,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="iosim",
         description="Storage I/O as a queueing system: simulate, "
         "compare with theory and measurements, check claims.",
-        epilog="Sizes are binary like fio's (4k = 4 KiB = 4096 B; a bare number is bytes); "
-        "times need their unit (0.46ms, 460us, 2s); bandwidth prints in MiB/s and reads "
-        "4GB/s as 4e9 B/s. `iosim COMMAND --help` lists each command's options.\n\n"
+        epilog="units: sizes are binary as in fio (4k = 4 KiB = 4096 B; a bare number is\n"
+        "bytes); times need their unit (0.46ms, 460us, 2s); bandwidth prints in MiB/s,\n"
+        "and 4GB/s as input is 4e9 B/s. `iosim COMMAND --help` lists a command's options.\n\n"
         "examples:\n"
         "  iosim run --numjobs 8\n"
         "  iosim run --preset hdd-7200 --iodepth 32 --set device.scheduler=fifo\n"

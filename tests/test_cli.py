@@ -509,3 +509,24 @@ def test_sweep_on_an_executor_batches_points_and_equals_serial():
     assert par.to_records() == serial.to_records()
     assert len(submitted) <= 4 * 2  # batches, not one task per point
     assert sum(submitted) == len(serial) - 1  # the first point runs in the caller
+
+
+def test_help_examples_are_commands_the_parser_takes():
+    import shlex
+
+    from iosim.cli import build_parser
+
+    parser = build_parser()
+    examples = [
+        line.strip() for line in parser.epilog.splitlines() if line.strip().startswith("iosim ")
+    ]
+    assert len(examples) >= 3
+    for line in examples:
+        args = parser.parse_args(shlex.split(line)[1:])
+        assert callable(args.func)
+    # fit's --holdout example is a --vary that sweep takes too
+    from iosim.cli import _dotted, _parse_vary
+
+    assert {_dotted(k): v for k, v in _parse_vary(["numjobs=16,32"]).items()} == {
+        "workload.numjobs": ["16", "32"]
+    }
