@@ -17,7 +17,7 @@ Conventions (stated because tools disagree):
 - People read: sizes in KiB/MiB/GiB (k = 1024, as fio), bandwidth in MiB/s (as fio's first
   figure and consistent with KiB sizes), times in the unit that keeps 1-999 before the point.
   ``show_*`` are the one way numbers with units are printed for people; ``format_*`` write
-  text that the ``parse_*`` functions read back exactly.
+  text that the ``parse_*`` functions read back exactly (a data sheet's "4GB/s" stays so).
 """
 
 from __future__ import annotations
@@ -193,12 +193,18 @@ def format_time(seconds: float) -> str:
 
 
 def format_rate(bps: float) -> str:
-    """4 * 1024**3 -> "4GiB/s": binary, as the sizes (parse_rate reads it back)."""
+    """Text that parse_rate reads back: a data sheet's "4GB/s" stays decimal, 4 * 2**30
+    prints "4GiB/s"; anything else in MiB/s (the unit show_rate prints for people)."""
     if not math.isfinite(bps):
         return "inf"
-    for power, suffix in ((3, "GiB/s"), (2, "MiB/s"), (1, "KiB/s")):
-        if abs(bps) >= 1024.0**power:
-            return f"{bps / 1024.0**power:.6g}{suffix}"
+    bases = ((1000.0, ("GB/s", "MB/s", "KB/s")), (1024.0, ("GiB/s", "MiB/s", "KiB/s")))
+    for base, suffixes in bases:
+        for power, suffix in zip((3, 2, 1), suffixes, strict=True):
+            v = bps / base**power
+            if abs(v) >= 1 and f"{v:.4g}" == f"{v:.12g}":  # short and exact
+                return f"{v:.4g}{suffix}"
+    if abs(bps) >= 1024.0:
+        return f"{bps / 1024.0**2:.6g}MiB/s"
     return f"{bps:g}B/s"
 
 

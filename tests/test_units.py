@@ -101,10 +101,13 @@ def test_size_format_round_trip(n):
     assert parse_size(format_size(n)) == pytest.approx(n, rel=2e-3)
 
 
-def test_rate_format_is_binary_like_the_sizes():
+def test_rate_format_reads_back_and_keeps_a_data_sheet_figure():
+    assert format_rate(4e9) == "4GB/s"  # as the data sheet wrote it
     assert format_rate(4 * 1024**3) == "4GiB/s"
     assert format_rate(200 * 1024**2) == "200MiB/s"
-    assert parse_rate(format_rate(123.4e6)) == pytest.approx(123.4e6, rel=1e-5)
+    assert format_rate(123.456789e6) == "117.738MiB/s"  # not round: MiB/s, as people read
+    for x in (4e9, 123.4e6, 1.5e3, 7 * 1024**2):
+        assert parse_rate(format_rate(x)) == pytest.approx(x, rel=1e-5)
 
 
 # -- a time without its unit is refused, with both readings in the message ------------------
