@@ -725,11 +725,19 @@ def _check_report_source(path: str) -> None:
         return  # the report's reader names the problem
     if isinstance(data, list) or (isinstance(data, dict) and "points" in data and "params" in data):
         return
-    what = "fio's JSON output" if isinstance(data, dict) and "jobs" in data else "a JSON object"
+    fio = isinstance(data, dict) and "jobs" in data
+    what = "fio's JSON output" if fio else (
+        "a JSON object" if isinstance(data, dict) else "a single JSON value"
+    )
+    hint = (
+        f" Read measurements with `iosim parse {path}`, fit a model to them with "
+        f"`iosim fit {path} --model generic`"
+        if fio
+        else ""
+    )
     raise SpecError(
         f"{path} is {what}, not a sweep or a fit: report draws what `iosim sweep ... -o "
-        f"sweep.json` or `iosim fit ... --json > fit.json` wrote. Read measurements with "
-        f"`iosim parse {path}`, fit a model to them with `iosim fit {path} --model generic`"
+        f"sweep.json` or `iosim fit ... --json > fit.json` wrote.{hint}"
     )
 
 
