@@ -918,7 +918,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on a dask.distributed cluster, e.g. tcp://10.0.0.5:8786",
     )
     ex.add_argument(
-        "--connect-timeout", default="10s", help="how long to wait for --scheduler (default 10s)"
+        "--connect-timeout",
+        default="10s",
+        metavar="TIME",
+        help="how long to wait for --scheduler (default 10s)",
     )
     ex.add_argument(
         "--progress",
@@ -1004,7 +1007,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser(
         "fit",
         help="calibrate a stack model to measured points",
-        description="Calibrate a stack model to measured points (fio, vdbench, sysbench, "
+        description="Calibrate a stack model to measured points (fio, vdbench, sysbench,\n"
         "IOMeter output) and say how well it predicts them.\n\nmodels:\n"
         + "\n".join(f"  {k:<8} {v}" for k, v in FIT_MODELS.items()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -1031,7 +1034,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--params", metavar="a,b", help="dotted keys to fit instead of the model's")
     sp.add_argument(
-        "--ios", metavar="N", help="I/Os of each verifying simulation (default: the model's)"
+        "--ios", metavar="N", help="I/Os of each verifying simulation (default 8000)"
     )
     sp.add_argument("--seed", metavar="N", help="seed of the verifying simulations (default 1)")
     sp.add_argument(
