@@ -700,6 +700,7 @@ def cmd_plan(args) -> int:
         print(json.dumps(result.to_dict()))
     else:
         print(_describe(stack, wl))
+        print(f"  {_assumptions(stack, wl)}")
         print(result.to_text(all_rows=args.all))
     return 0
 
