@@ -262,3 +262,15 @@ def test_quantiles_follow_their_percentiles_and_round_trip():
     # the mean is the table's: between the quantiles the time grows geometrically
     assert d.mean_s == pytest.approx(float(np.mean(d.samples_s)))
     assert d.scaled(2.0).mean_s == pytest.approx(2 * d.mean_s)
+
+
+def test_a_distribution_table_names_its_unit_or_gives_it():
+    from iosim import SpecError, Stack
+
+    def stack(table):
+        return Stack.from_dict({"device": {"kind": "generic", "service": table}})
+
+    assert stack({"dist": "exp", "mean_s": 4.6e-4}).device.service == Exponential(4.6e-4)
+    assert stack({"dist": "exp", "mean": "0.46ms"}).device.service == Exponential(0.46e-3)
+    with pytest.raises(SpecError, match=r"device.service=0.46: a time needs a unit"):
+        stack({"dist": "exp", "mean": 0.46})
