@@ -166,5 +166,5 @@ def test_presets_load_and_describe_themselves():
         assert desc, f"preset {name} has no description"
         stack, _ = iosim.presets.load(name)
         assert stack.name == name
-    with pytest.raises(SpecError, match="unknown preset .nope.; known presets: allflash-lun"):
+    with pytest.raises(SpecError, match="unknown preset 'nope'; known presets: allflash-lun"):
         iosim.presets.load("nope")
