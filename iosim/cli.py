@@ -167,12 +167,21 @@ def _model(args) -> tuple[Stack, Workload]:
     return stack, wl
 
 
+# fio's names of the workload fields whose schema name differs (fio's thinktime is in us, so
+# it gets no alias: workload.thinktime_s takes a unit)
+_FIO_NAMES = {"bs": "block_size_bytes", "size": "span_bytes"}
+
+
 def _dotted(key: str) -> str:
-    """``numjobs`` -> ``workload.numjobs``: a workload field may be named without its table."""
+    """``numjobs`` -> ``workload.numjobs``, ``bs`` -> ``workload.block_size_bytes``: a
+    workload field may be named without its table, and by its fio name."""
     from dataclasses import fields
 
-    if "." not in key and key in {f.name for f in fields(Workload)}:
-        return f"workload.{key}"
+    table, dot, name = key.rpartition(".")
+    if table in ("", "workload"):
+        name = _FIO_NAMES.get(name, name)
+        if name in {f.name for f in fields(Workload)}:
+            return f"workload.{name}"
     return key
 
 
@@ -505,7 +514,8 @@ def _show_param(key: str, v) -> str:
 
 
 def _print_table(curve, keys: list[str]) -> None:
-    short = [k.split(".")[-1] for k in keys]
+    short = [{"block_size_bytes": "bs", "span_bytes": "size"}.get(k, k) for k in
+             (k.split(".")[-1] for k in keys)]
     cols = [*short, "IOPS", "MiB/s", "lat mean", "lat p99", "dev lat", "aqu-sz", "%util",
             "units busy"]
     rows = []

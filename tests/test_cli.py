@@ -392,6 +392,16 @@ def test_parse_prints_an_aligned_table(capsys):
     assert data[0]["lat_mean_s"] == pytest.approx(88.38e-6, rel=1e-3)  # SI for machines
 
 
+def test_workload_keys_by_their_fio_names():
+    from iosim.cli import _dotted
+
+    assert _dotted("numjobs") == "workload.numjobs"
+    assert _dotted("bs") == _dotted("workload.bs") == "workload.block_size_bytes"
+    assert _dotted("size") == "workload.span_bytes"
+    assert _dotted("hba.queue_depth") == "hba.queue_depth"
+    assert _dotted("units") == "units"  # not a workload field: left for the schema to refuse
+
+
 def test_sweep_table_and_bare_workload_keys(capsys):
     code, out, err = run(capsys, "sweep", "--vary", "numjobs=1,2", "--ios", "300")
     assert code == 0, err
