@@ -3,32 +3,71 @@
 Describe a workload and a stack, simulate them, compare with theory and with real measurements.
 """
 
-from . import presets, theory, traces
-from .claims import check_claim
-from .dists import parse_dist
-from .export import to_fio_json, write_fio_json
-from .fit import FitResult, fit
-from .replay import ReplayResult, max_speed, replay
-from .results import Curve, Results
-from .simulate import UnstableError, open_loop_capacity_iops, simulate, sweep
-from .spec import SpecError
-from .stack import Stack, apply_overrides, dump_toml, load_toml
-from .units import UnitError
-from .workload import Workload
+import sys as _sys
+from types import ModuleType as _ModuleType
 
 __version__ = "0.1.0"
 
+# name -> (module, attribute): loaded when first used, so `import iosim` and `iosim --help`
+# start in a fraction of a second instead of waiting for pandas, scipy, numba and plotly
+_LAZY = {
+    "presets": ("presets", None),
+    "theory": ("theory", None),
+    "traces": ("traces", None),
+    "plots": ("plots", None),
+    "widgets": ("widgets", None),
+    "check_claim": ("claims", "check_claim"),
+    "parse_dist": ("dists", "parse_dist"),
+    "to_fio_json": ("export", "to_fio_json"),
+    "write_fio_json": ("export", "write_fio_json"),
+    "FitResult": ("fit", "FitResult"),
+    "fit": ("fit", "fit"),
+    "Curve": ("results", "Curve"),
+    "Results": ("results", "Results"),
+    "UnstableError": ("simulate", "UnstableError"),
+    "open_loop_capacity_iops": ("simulate", "open_loop_capacity_iops"),
+    "simulate": ("simulate", "simulate"),
+    "sweep": ("simulate", "sweep"),
+    "SpecError": ("spec", "SpecError"),
+    "Stack": ("stack", "Stack"),
+    "apply_overrides": ("stack", "apply_overrides"),
+    "dump_toml": ("stack", "dump_toml"),
+    "load_toml": ("stack", "load_toml"),
+    "UnitError": ("units", "UnitError"),
+    "Workload": ("workload", "Workload"),
+    "ReplayResult": ("replay", "ReplayResult"),
+    "max_speed": ("replay", "max_speed"),
+    "replay": ("replay", "replay"),
+}
+
 
 def __getattr__(name: str):
-    # plots and widgets pull in plotly and ipywidgets: load them when first used, so scripts
-    # and the CLI start quickly
-    if name in ("plots", "widgets"):
-        import importlib
+    if name not in _LAZY:
+        raise AttributeError(f"module 'iosim' has no attribute {name!r}")
+    import importlib
 
-        module = importlib.import_module(f".{name}", __name__)
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'iosim' has no attribute {name!r}")
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(f".{module_name}", __name__)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+class _Package(_ModuleType):
+    """Importing ``iosim.fit``, ``iosim.simulate`` or ``iosim.replay`` binds the submodule to
+    the package under the name of the function it defines; the public name stays the function."""
+
+    def __setattr__(self, name, value):
+        if name in ("fit", "simulate", "replay") and isinstance(value, _ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [

@@ -12,10 +12,12 @@ import math
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+# Only light modules here (the specs need numpy, nothing more): `iosim --help` and argument
+# errors must not wait for pandas, scipy, numba or the engines. Each command imports those
+# when it runs.
 from . import presets
-from .results import Curve, Results
-from .simulate import ENGINES, simulate, sweep
 from .spec import SpecError
 from .stack import Stack, apply_overrides, load_toml, parse_assignments
 from .units import (
@@ -27,8 +29,28 @@ from .units import (
     parse_rate,
     parse_size,
     parse_time,
+    show_count,
+    show_number,
+    show_rate,
+    show_size,
+    show_time,
 )
 from .workload import RW_MODES, Workload
+
+# the same as iosim.simulate.ENGINES, the keys of iosim.traces.FORMATS and of iosim.fit.MODELS
+# (tests/test_cli.py checks they agree), kept here so building the parser imports nothing heavy
+ENGINES = ("auto", "simpy", "fast")
+PARSE_FORMATS = (
+    "auto", "fio-json", "fio-text", "fio-terse", "fio-log", "fio-hist", "fio-job", "vdbench",
+    "vdbench-parm", "sysbench", "iostat", "iometer",
+)
+FIT_MODELS = {
+    "generic": "K identical units behind one queue, plus the host overhead",
+    "ssd": "parallel flash units and a transfer cap",
+    "hdd": "one head serving in arrival order, plus the host gap",
+    "hdd-ncq": "a 7200 rpm disk reordering its queue (NCQ), fitted by simulation",
+    "cloud": "a latency floor, a wide parallel pool and a rate cap",
+}
 
 __all__ = ["main"]
 
@@ -48,40 +70,65 @@ class _Parser(argparse.ArgumentParser):
 def _add_stack_options(g) -> None:
     src = g.add_mutually_exclusive_group()
     src.add_argument(
-        "--preset", help=f"a preset name (default {presets.DEFAULT}; see `iosim presets`)"
+        "--preset",
+        metavar="NAME",
+        help=f"a preset name (default {presets.DEFAULT}; list them with `iosim presets`)",
     )
-    src.add_argument("--stack", metavar="FILE.toml", help="a stack file")
+    src.add_argument("--stack", metavar="FILE.toml", help="a stack file (instead of --preset)")
     g.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a dotted key, e.g. hba.queue_depth=8 (repeatable)",
+        help="override a dotted key, e.g. hba.queue_depth=8 or device.service=exp:0.46ms; "
+        "times need their unit (repeatable)",
     )
 
 
 def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -> None:
     g = p.add_argument_group("model")
     _add_stack_options(g)
-    w = p.add_argument_group("workload (like fio's options)")
+    w = p.add_argument_group(
+        "workload (like fio's options; each defaults to the preset's workload, else the "
+        "value shown)"
+    )
     w.add_argument("--fio-job", metavar="FILE", help="take the workload from a fio job file")
-    w.add_argument("--section", help="which job of the fio job file")
-    w.add_argument("--rw", choices=RW_MODES)
-    w.add_argument("--bs", help="block size, e.g. 4k")
-    w.add_argument("--rwmixread", help="percent reads for mixed workloads")
-    w.add_argument("--iodepth", help="outstanding I/Os per job")
-    w.add_argument("--numjobs", help="number of jobs (threads)")
-    w.add_argument("--rate-iops", help="open loop: arrival rate in I/O per s")
-    w.add_argument("--size", help="address span, e.g. 100G")
+    w.add_argument("--section", metavar="NAME", help="which job of the fio job file")
+    w.add_argument(
+        "--rw", choices=RW_MODES, metavar="MODE", help=f"{', '.join(RW_MODES)} (randread)"
+    )
+    w.add_argument(
+        "--bs", metavar="SIZE", help="block size: 4k, 64KiB, 1M (k = 1024; a bare number is "
+        "bytes, as in fio) (4k)"
+    )
+    w.add_argument("--rwmixread", metavar="PCT", help="percent reads for mixed workloads (50)")
+    w.add_argument("--iodepth", metavar="N", help="outstanding I/Os per job (1)")
+    w.add_argument("--numjobs", metavar="N", help="number of jobs (threads) (1)")
+    w.add_argument(
+        "--rate-iops", metavar="IOPS", help="open loop: arrivals per second, e.g. 50k (off)"
+    )
+    w.add_argument("--size", metavar="SIZE", help="address span, e.g. 100G (100G)")
     r = p.add_argument_group("run")
     r.add_argument(
-        "--ios", default=ios_default, help=f"measured I/Os per run (default {ios_default})"
+        "--ios", default=ios_default, metavar="N",
+        help=f"measured I/Os per run (default {ios_default})",
     )
-    r.add_argument("--warmup-ios", help="I/Os discarded first (default: a tenth of --ios)")
-    r.add_argument("--seed", default="1", help="random seed (default 1)")
-    r.add_argument("--engine", default="auto", choices=ENGINES)
-    r.add_argument("--replications", default="1", help="independent replications (default 1)")
-    p.add_argument("--json", action="store_true", help="print JSON (SI units)")
+    r.add_argument(
+        "--warmup-ios", metavar="N", help="I/Os discarded first (default: a tenth of --ios)"
+    )
+    r.add_argument("--seed", default="1", metavar="N", help="random seed (default 1)")
+    r.add_argument(
+        "--engine",
+        default="auto",
+        choices=ENGINES,
+        help="simpy: the reference, every device; fast: compiled, for the stacks it models; "
+        "auto: fast when it can, else simpy (default auto)",
+    )
+    r.add_argument(
+        "--replications", default="1", metavar="N",
+        help="independent replications, for confidence intervals (default 1)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
 
 
 def _int_arg(value: str | None, name: str, minimum: int) -> int | None:
@@ -116,9 +163,27 @@ def _model(args) -> tuple[Stack, Workload]:
         "workload.span_bytes": args.size,
     }
     overrides = {k: v for k, v in flags.items() if v is not None}
-    overrides.update(parse_assignments(args.set))
+    overrides.update({_dotted(k): v for k, v in parse_assignments(args.set).items()})
     stack, wl = apply_overrides(stack, wl, overrides)
     return stack, wl
+
+
+# fio's names of the workload fields whose schema name differs (fio's thinktime is in us, so
+# it gets no alias: workload.thinktime_s takes a unit)
+_FIO_NAMES = {"bs": "block_size_bytes", "size": "span_bytes"}
+
+
+def _dotted(key: str) -> str:
+    """``numjobs`` -> ``workload.numjobs``, ``bs`` -> ``workload.block_size_bytes``: a
+    workload field may be named without its table, and by its fio name."""
+    from dataclasses import fields
+
+    table, dot, name = key.rpartition(".")
+    if table in ("", "workload"):
+        name = _FIO_NAMES.get(name, name)
+        if name in {f.name for f in fields(Workload)}:
+            return f"workload.{name}"
+    return key
 
 
 def _fio_job_workload(path: str, section: str | None) -> Workload:
@@ -155,39 +220,105 @@ def _run_kwargs(args) -> dict:
 # -- human output --------------------------------------------------------------------------
 
 
-def _ms(x) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 1e3:.4g} ms"
+def _ms(x) -> str:  # check-claim's stack line keeps its name; the one format is show_time
+    return show_time(x)
+
+
+def _pct(x) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f} %"
 
 
 def _describe(stack: Stack, wl: Workload) -> str:
     if wl.open_loop:
-        load = f"open loop at {wl.rate_iops:g} IOPS"
+        load = f"open loop at {show_count(wl.rate_iops)} IOPS"
     else:
         load = f"numjobs={wl.numjobs} iodepth={wl.iodepth}"
+    paths = stack.multipath.paths
     return (
         f"{stack.name or 'stack'}: {wl.rw} bs={format_size(wl.mean_block_bytes)} {load}; "
-        f"{stack.multipath.paths} path(s) x HBA QD {stack.hba.queue_depth}, "
+        f"{paths} path{'s' if paths != 1 else ''} x HBA QD {stack.hba.queue_depth}, "
         f"device {stack.device.kind}"
     )
 
 
-def _text(r: Results) -> str:
-    ci = f" ± {r.iops_ci95:.3g}" if r.iops_ci95 is not None and math.isfinite(r.iops_ci95) else ""
+def _assumptions(stack: Stack, wl: Workload, engine: str | None = None) -> str:
+    """The settings that change the answer most and are easy to miss, on one line."""
+    dev = stack.device
+    words = [f"span {show_size(wl.span_bytes)}"]
+    if getattr(dev, "scheduler", None):
+        words.append(
+            f"scheduler {dev.scheduler}"
+            + (" (reorders the queue)" if dev.scheduler != "fifo" else " (arrival order)")
+        )
+    cache = None
+    if hasattr(dev, "write_cache_entries"):
+        cache = dev.write_cache_entries
+        words.append(f"write cache {'off' if not cache else f'{cache} entries'}")
+    elif hasattr(dev, "write_cache_bytes"):
+        cache = dev.write_cache_bytes
+        words.append(f"write cache {'off' if not cache else show_size(cache)}")
+    elif hasattr(dev, "write_buffer_bytes"):
+        cache = dev.write_buffer_bytes
+        words.append(f"write buffer {'off' if not cache else show_size(cache)}")
+    if hasattr(dev, "read_ahead_bytes"):
+        ra = dev.read_ahead_bytes
+        words.append(f"read-ahead {'off' if not ra else show_size(ra)}")
+    if not stack.host.overhead.mean_s:
+        words.append("no host overhead")
+    else:
+        words.append(f"host overhead {show_time(stack.host.overhead.mean_s)}")
+    if engine:
+        words.append(f"engine {engine}")
+    return "assumes: " + ", ".join(words)
+
+
+def _ci(value, half) -> str:
+    """" ± x" when the 95 % half-width matters at the digits shown; "" for an exact answer."""
+    if half is None or not math.isfinite(half) or not value or abs(half) < 5e-4 * abs(value):
+        return ""
+    return f" ± {show_number(half, 2)}"
+
+
+def _text(r) -> str:
+    lat = "   ".join(
+        f"{name} {show_time(x)}"
+        for name, x in (
+            ("mean", r.lat_mean_s),
+            ("p50", r.lat_p50_s),
+            ("p95", r.lat_p95_s),
+            ("p99", r.lat_p99_s),
+            ("p99.9", r.lat_p999_s),
+        )
+    )
     rows = [
-        ("IOPS", f"{r.iops:,.0f}{ci}  (read {r.read_iops:,.0f}, write {r.write_iops:,.0f})"),
-        ("bandwidth", format_rate(r.bandwidth_Bps)),
-        ("latency mean", _ms(r.lat_mean_s)),
         (
-            "latency p50 / p95 / p99",
-            " / ".join(_ms(x) for x in (r.lat_p50_s, r.lat_p95_s, r.lat_p99_s)),
+            "IOPS",
+            f"{show_count(r.iops)}{_ci(r.iops, r.iops_ci95)}  "
+            f"(read {show_count(r.read_iops)}, write {show_count(r.write_iops)})",
         ),
-        ("latency p99.9", _ms(r.lat_p999_s)),
-        ("device latency mean / p99", f"{_ms(r.device_lat_mean_s)} / {_ms(r.device_lat_p99_s)}"),
-        ("iostat await / aqu-sz", f"{_ms(r.block_lat_mean_s)} / {r.aqu_sz:.3g}"),
-        ("iostat %util / unit util", f"{100 * r.util:.1f} % / {100 * r.unit_util:.1f} %"),
-        ("outstanding I/Os (mean)", f"{r.qd_mean:.3g}"),
-        ("measured", f"{r.ios} I/Os in {r.sim_time_s:.4g} s simulated ({r.engine}, seed {r.seed})"),
+        ("bandwidth", show_rate(r.bandwidth_Bps)),
+        ("latency", lat),
+        ("device latency", f"mean {show_time(r.device_lat_mean_s)}   p99 "
+                           f"{show_time(r.device_lat_p99_s)}"),
+        (
+            "iostat",
+            f"await {show_time(r.block_lat_mean_s)}   aqu-sz {show_number(r.aqu_sz)}   "
+            f"%util {_pct(r.util)}   (units busy {_pct(r.unit_util)})",
+        ),
     ]
+    if r.qd_mean is not None and r.aqu_sz is not None and abs(r.qd_mean - r.aqu_sz) > max(
+        0.01, 0.01 * abs(r.aqu_sz)
+    ):  # I/Os also wait above the block layer (host overhead, nr_requests)
+        rows.append(("in flight (host)", show_number(r.qd_mean)))
+    rows.append(
+        (
+            "measured",
+            f"{show_count(r.ios)} I/Os in {show_time(r.sim_time_s)} simulated "
+            f"(seed {r.seed}"
+            + (f", {r.replications} replications" if (r.replications or 1) > 1 else "")
+            + ")",
+        )
+    )
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
 
@@ -208,11 +339,15 @@ def cmd_presets(args) -> int:
 
 def cmd_run(args) -> int:
     stack, wl = _model(args)
-    res = simulate(stack, wl, **_run_kwargs(args))
+    kw = _run_kwargs(args)
+    from .simulate import simulate  # after the arguments are checked: numba is slow to load
+
+    res = simulate(stack, wl, **kw)
     if args.json:
         print(json.dumps(res.to_dict()))
     else:
         print(_describe(stack, wl))
+        print(f"  {_assumptions(stack, wl, res.engine)}")
         print(_text(res))
     return 0
 
@@ -224,8 +359,14 @@ def _parse_vary(items: Sequence[str], option: str = "--vary") -> dict[str, list[
         vals = []
         for v in (v.strip() for v in values.split(",")):
             m = re.fullmatch(r"(\d+)\.\.(\d+)", v)
+            dash = re.fullmatch(r"(\d+)\s*[-:]\s*(\d+)", v)
             if m and int(m.group(1)) <= int(m.group(2)):  # 1..8 -> 1,2,...,8
                 vals.extend(str(i) for i in range(int(m.group(1)), int(m.group(2)) + 1))
+            elif dash:
+                raise SpecError(
+                    f"{option} {item}: write a range as {dash.group(1)}..{dash.group(2)} "
+                    f"(or list the values: {dash.group(1)},...,{dash.group(2)})"
+                )
             elif v:
                 vals.append(v)
         if not sep or not key.strip() or not vals:
@@ -277,7 +418,8 @@ def cmd_sweep(args) -> int:
     if not args.vary:
         raise SpecError("sweep needs at least one --vary KEY=v1,v2,...")
     vary = {
-        k: sweep_io.canonical_values(stack, wl, k, v) for k, v in _parse_vary(args.vary).items()
+        _dotted(k): sweep_io.canonical_values(stack, wl, _dotted(k), v)
+        for k, v in _parse_vary(args.vary).items()
     }
     workers = _int_arg(args.workers, "--workers", 1) or 1
     if args.scheduler and workers > 1:
@@ -289,6 +431,8 @@ def cmd_sweep(args) -> int:
     sweep_io.check_format(fmt, args.output)
     kw = _run_kwargs(args)
     progress = _progress(args)
+    from .simulate import sweep  # after the arguments are checked: numba is slow to load
+
     t0 = time.perf_counter()
     if args.scheduler:
         client = _dask_client(args.scheduler, timeout)
@@ -334,9 +478,10 @@ def cmd_sweep(args) -> int:
         sweep_io.write(curve, fmt)
     if fmt is None or (args.output and not args.json):
         print(_describe(stack, wl))
+        print(f"  {_assumptions(stack, wl, curve[0].engine if len(curve) else None)}")
         _print_table(curve, list(vary))
         saved = f"; written to {args.output} ({fmt})" if args.output else ""
-        print(f"{len(curve)} points in {wall:.3g} s wall, {where}{saved}")
+        print(f"{len(curve)} points in {show_time(wall)} wall, {where}{saved}")
     return 0
 
 
@@ -356,26 +501,54 @@ def _fmt_value(v) -> str:
     return str(v)
 
 
-def _print_table(curve: Curve, keys: list[str]) -> None:
-    cols = [*keys, "IOPS", "lat mean", "lat p99", "dev lat", "aqu-sz", "%util", "unit util"]
+def _show_param(key: str, v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if key.endswith("_bytes"):
+            return show_size(v)
+        if key.endswith("_s"):
+            return show_time(v)
+        if key.endswith("_Bps"):
+            return show_rate(v)
+    return _fmt_value(v)
+
+
+def _print_table(curve, keys: list[str]) -> None:
+    short = [{"block_size_bytes": "bs", "span_bytes": "size"}.get(k, k) for k in
+             (k.split(".")[-1] for k in keys)]
+    cols = [*short, "IOPS", "MiB/s", "lat mean", "lat p99", "dev lat", "aqu-sz", "%util",
+            "units busy"]
     rows = []
     for r in curve:
         rows.append(
             [
-                *(_fmt_value(r.params.get(k)) for k in keys),
-                f"{r.iops:,.0f}",
-                _ms(r.lat_mean_s),
-                _ms(r.lat_p99_s),
-                _ms(r.device_lat_mean_s),
-                f"{r.aqu_sz:.3g}",
+                *(_show_param(k, r.params.get(k)) for k in keys),
+                show_count(r.iops),
+                show_number((r.bandwidth_Bps or 0) / 1024**2),
+                show_time(r.lat_mean_s),
+                show_time(r.lat_p99_s),
+                show_time(r.device_lat_mean_s),
+                show_number(r.aqu_sz),
                 f"{100 * r.util:.1f}",
                 f"{100 * r.unit_util:.1f}",
             ]
         )
+    print(_table(cols, rows))
+
+
+def _table(cols: list[str], rows: list[list[str]], left_first: bool = False) -> str:
+    """Right-aligned columns under their headers, as iostat prints them (the first column,
+    a name, left-aligned with ``left_first``)."""
     widths = [max(len(c), *(len(row[i]) for row in rows)) for i, c in enumerate(cols)]
-    print("  ".join(c.rjust(w) for c, w in zip(cols, widths, strict=True)))
-    for row in rows:
-        print("  ".join(v.rjust(w) for v, w in zip(row, widths, strict=True)))
+
+    def line(cells):
+        return "  ".join(
+            v.ljust(w) if i == 0 and left_first else v.rjust(w)
+            for i, (v, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(cols), *(line(row) for row in rows)])
 
 
 def _claim_stack(args, block_bytes: float | None) -> tuple[dict, dict, str] | None:
@@ -605,11 +778,50 @@ def cmd_plan(args) -> int:
         print(json.dumps(result.to_dict()))
     else:
         print(_describe(stack, wl))
+        print(f"  {_assumptions(stack, wl)}")
         print(result.to_text(all_rows=args.all))
     return 0
 
 
+def _existing_file(path: str) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise SpecError(f"{path}: no such file")
+    if p.is_dir():
+        raise SpecError(f"{path}: is a directory, not a file")
+    return p
+
+
+def _check_report_source(path: str) -> None:
+    """A JSON file that is neither a sweep nor a fit (fio's output, most often): say what
+    report draws and which command reads that file instead."""
+    p = _existing_file(path)
+    if p.suffix.lower() != ".json":
+        return
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return  # the report's reader names the problem
+    if isinstance(data, list) or (isinstance(data, dict) and "points" in data and "params" in data):
+        return
+    fio = isinstance(data, dict) and "jobs" in data
+    what = "fio's JSON output" if fio else (
+        "a JSON object" if isinstance(data, dict) else "a single JSON value"
+    )
+    hint = (
+        f" Read measurements with `iosim parse {path}`, fit a model to them with "
+        f"`iosim fit {path} --model generic`"
+        if fio
+        else ""
+    )
+    raise SpecError(
+        f"{path} is {what}, not a sweep or a fit: report draws what `iosim sweep ... -o "
+        f"sweep.json` or `iosim fit ... --json > fit.json` wrote.{hint}"
+    )
+
+
 def cmd_report(args) -> int:
+    _check_report_source(args.file)
     from .report import write_report
 
     out = write_report(args.file, args.output, title=args.title, x=args.x)
@@ -622,6 +834,8 @@ def cmd_fit(args) -> int:
         from .fit import run_cli
     except ImportError as exc:
         raise SpecError(f"iosim fit is not available in this installation yet ({exc})") from None
+    for f in args.files:
+        _existing_file(f)
     holdout = _parse_vary(args.holdout, "--holdout") if args.holdout else None
     kw: dict = {}
     if args.params:
@@ -642,27 +856,105 @@ def cmd_validate(args) -> int:
     return run_validate(args.output, only=only, quick=args.quick, corpus=args.corpus, **kw)
 
 
+# the measurements worth a column, in the order iostat and fio print them
+_PARSE_COLUMNS = (
+    ("iops", "IOPS", show_count),
+    ("bandwidth_Bps", "MiB/s", lambda v: show_number(v / 1024**2)),
+    ("lat_mean_s", "lat mean", show_time),
+    ("lat_p50_s", "p50", show_time),
+    ("lat_p95_s", "p95", show_time),
+    ("lat_p99_s", "p99", show_time),
+    ("lat_p999_s", "p99.9", show_time),
+    ("device_lat_mean_s", "dev lat", show_time),
+    ("aqu_sz", "aqu-sz", show_number),
+    ("util", "%util", lambda v: f"{100 * v:.1f}"),
+)
+_PARSE_PARAMS = (
+    ("rw", "rw"),
+    ("block_size_bytes", "bs"),
+    ("iodepth", "iodepth"),
+    ("numjobs", "numjobs"),
+    ("threads", "threads"),
+)
+
+
+def _show_cell(key: str, v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    if "timestamp" in key or key in ("sample", "index"):
+        return str(int(v)) if float(v).is_integer() else str(v)
+    if key.endswith("_per_s"):  # a rate (rrqm_per_s), not a time
+        return show_number(v)
+    if key.endswith("_bytes"):
+        return show_size(v)
+    if key.endswith("_s"):
+        return show_time(v)
+    if key.endswith("_Bps"):
+        return show_rate(v)
+    if key in ("util", "unit_util") or key.endswith("_pct"):
+        return f"{100 * v:.1f} %" if key in ("util", "unit_util") else f"{v:.1f} %"
+    if float(v).is_integer():
+        return f"{int(v):,}" if abs(v) >= 10_000 else str(int(v))
+    return show_number(v)
+
+
+def _records_table(records: list[dict]) -> str:
+    """fio/vdbench results: one row per point, the parameters that vary, then the metrics."""
+    params = [(k, h) for k, h in _PARSE_PARAMS if any(r.get(k) is not None for r in records)]
+    metrics = [
+        (k, h, f) for k, h, f in _PARSE_COLUMNS if any(r.get(k) is not None for r in records)
+    ]
+    cols = ["job", *(h for _, h in params), *(h for _, h, _ in metrics)]
+    rows = []
+    for i, r in enumerate(records):
+        name = str(r.get("jobname") or r.get("name") or r.get("label") or i + 1)
+        rows.append(
+            [
+                name[:24],
+                *(_show_cell(k, r.get(k)) for k, _ in params),
+                *("-" if r.get(k) is None else f(r[k]) for k, _, f in metrics),
+            ]
+        )
+    return _table(cols, rows, left_first=True)
+
+
+def _frame_table(records: list[dict], limit: int = 40) -> str:
+    """iostat intervals, fio logs: their own columns, in human units, the first rows."""
+    cols = list(records[0]) if records else []
+    rows = [[_show_cell(c, rec.get(c)) for c in cols] for rec in records[:limit]]
+    text = _table(cols, rows) if rows else "(no rows)"
+    if len(records) > limit:
+        text += f"\n... {len(records) - limit} more rows (--json prints them all)"
+    return text
+
+
 def cmd_parse(args) -> int:
-    try:
-        from . import traces
-    except ImportError:  # pragma: no cover
-        raise SpecError("parsing needs iosim.traces") from None
+    from . import traces
+    from .results import Curve, Results
+
+    _existing_file(args.file)
+    if args.format == "auto" and traces.detect_format(args.file) is None:
+        raise SpecError(
+            f"{args.file}: cannot tell which tool wrote this file; name the format with "
+            f"--format (one of: {', '.join(PARSE_FORMATS[1:])})"
+        )
     out = traces.read(args.file, format=args.format)
     if isinstance(out, Results):
         records = [out.to_dict()]
     elif isinstance(out, Curve):
         records = out.to_records()
+    elif isinstance(out, list):  # job files: (name, Workload)
+        records = [{"name": name, **wl.to_dict()} for name, wl in out]
     else:  # a DataFrame (logs, iostat intervals)
         records = json.loads(out.to_json(orient="records"))
     if args.json:
         print(json.dumps(records))
+    elif isinstance(out, (Results, Curve)):
+        print(_records_table(records))
     else:
-        for rec in records:
-            print(
-                ", ".join(
-                    f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in rec.items()
-                )
-            )
+        print(_frame_table(records))
     return 0
 
 
@@ -826,11 +1118,20 @@ def build_parser() -> argparse.ArgumentParser:
         prog="iosim",
         description="Storage I/O as a queueing system: simulate, "
         "compare with theory and measurements, check claims.",
+        epilog="units: sizes are binary as in fio (4k = 4 KiB = 4096 B; a bare number is\n"
+        "bytes); times need their unit (0.46ms, 460us, 2s); bandwidth prints in MiB/s,\n"
+        "and 4GB/s as input is 4e9 B/s. `iosim COMMAND --help` lists a command's options.\n\n"
+        "examples:\n"
+        "  iosim run --numjobs 8\n"
+        "  iosim run --preset hdd-7200 --iodepth 32 --set device.scheduler=fifo\n"
+        "  iosim sweep --vary workload.numjobs=1..16 -o sweep.csv\n"
+        "  iosim report sweep.csv",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="command", parser_class=_Parser, required=True)
 
     sp = sub.add_parser("presets", help="list the preset catalogue")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print JSON for machines")
     sp.set_defaults(func=cmd_presets)
 
     sp = sub.add_parser("run", help="simulate one workload on one stack")
@@ -846,17 +1147,23 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=v1,v2,...",
-        help="a dotted key and its values (1..8 is a range); repeat for a grid",
+        help="a dotted key (or a workload field: numjobs) and its values, e.g. "
+        "workload.numjobs=1..16 or hba.queue_depth=4,32 (1..16 is a range); repeat for a grid",
     )
     ex = sp.add_argument_group("execution and output")
-    ex.add_argument("--workers", default="1", help="local worker processes (default 1)")
+    ex.add_argument(
+        "--workers", default="1", metavar="N", help="local worker processes (default 1)"
+    )
     ex.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         help="run on a dask.distributed cluster, e.g. tcp://10.0.0.5:8786",
     )
     ex.add_argument(
-        "--connect-timeout", default="10s", help="how long to wait for --scheduler (default 10s)"
+        "--connect-timeout",
+        default="10s",
+        metavar="TIME",
+        help="how long to wait for --scheduler (default 10s)",
     )
     ex.add_argument(
         "--progress",
@@ -881,12 +1188,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--iops", required=True, help="target IOPS, e.g. 100k")
     sp.add_argument("--latency", required=True, help="latency target, e.g. 2ms")
-    sp.add_argument("--percentile", default="99", help="latency percentile (default 99)")
+    sp.add_argument(
+        "--percentile", default="99", metavar="P", help="latency percentile (default 99)"
+    )
     sp.add_argument(
         "--fail",
         choices=("path", "member", "none"),
         default="none",
-        help="plan with one path (multipath.paths - 1 live) or one device member failed",
+        help="plan with one path (multipath.paths - 1 live) or one device member failed "
+        "(default none)",
     )
     sp.add_argument(
         "--search",
@@ -908,44 +1218,75 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=W",
-        help="cost of one step of KEY (default 1 per step of every key)",
+        help="cost of one step of KEY, e.g. multipath.paths=10 (default 1 per step of every "
+        "key)",
     )
     sp.add_argument("--first", action="store_true", help="stop at the first passing candidate")
     sp.add_argument("--all", action="store_true", help="list skipped candidates too")
     sp.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar"
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: when stderr is a terminal)",
     )
     _add_model_options(sp, ios_default="10000")
     sp.set_defaults(func=cmd_plan)
 
     sp = sub.add_parser("report", help="a self-contained HTML report (plotly) of a sweep or a fit")
-    sp.add_argument("file", help="sweep output (.json, .csv, .parquet) or fit output (--json)")
-    sp.add_argument("-o", "--output", metavar="FILE.html", help="default: FILE with .html")
-    sp.add_argument("--title", help="report title")
+    sp.add_argument(
+        "file",
+        metavar="FILE",
+        help="what `iosim sweep -o FILE` wrote (.json, .csv, .parquet) or what "
+        "`iosim fit ... --json > FILE` printed",
+    )
+    sp.add_argument(
+        "-o", "--output", metavar="FILE.html", help="where to write (default: FILE with .html)"
+    )
+    sp.add_argument("--title", help="report title (default: from the file)")
     sp.add_argument("--x", metavar="KEY", help="the column for the x axis (default: guessed)")
     sp.set_defaults(func=cmd_report)
 
-    sp = sub.add_parser("fit", help="calibrate a stack model to measured points")
-    sp.add_argument("files", nargs="+", metavar="FILE")
-    sp.add_argument("--model", required=True, choices=("generic", "ssd", "hdd", "hdd-ncq", "cloud"))
+    sp = sub.add_parser(
+        "fit",
+        help="calibrate a stack model to measured points",
+        description="Calibrate a stack model to measured points (fio, vdbench, sysbench,\n"
+        "IOMeter output) and say how well it predicts them.\n\nmodels:\n"
+        + "\n".join(f"  {k:<8} {v}" for k, v in FIT_MODELS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sp.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="measured results, one point or a sweep per file (anything `iosim parse` reads)",
+    )
+    sp.add_argument(
+        "--model",
+        required=True,
+        choices=tuple(FIT_MODELS),
+        help=f"the model to fit, one of: {', '.join(FIT_MODELS)} (listed above)",
+    )
     sp.add_argument(
         "--holdout",
         action="append",
         default=[],
         metavar="KEY=v,...",
-        help="points held out for prediction, e.g. numjobs=16,32 (repeatable)",
+        help="points held out for prediction, e.g. workload.iodepth=32,64 or numjobs=16,32 "
+        "(repeatable)",
     )
     sp.add_argument("--params", metavar="a,b", help="dotted keys to fit instead of the model's")
-    sp.add_argument("--ios", help="I/Os of each verifying simulation")
-    sp.add_argument("--seed", help="seed of the verifying simulations")
+    sp.add_argument(
+        "--ios", metavar="N", help="I/Os of each verifying simulation (default 8000)"
+    )
+    sp.add_argument("--seed", metavar="N", help="seed of the verifying simulations (default 1)")
     sp.add_argument(
         "--shape",
         choices=("lognormal", "measured"),
         default="lognormal",
         help="service-time shape: lognormal with a fitted scv, or the lowest-depth point's "
-        "measured latency percentiles",
+        "measured latency percentiles (default lognormal)",
     )
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
     sp.set_defaults(func=cmd_fit)
 
     sp = sub.add_parser(
@@ -963,9 +1304,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("parse", help="read fio/vdbench/sysbench/iostat/IOMeter output")
-    sp.add_argument("file")
-    sp.add_argument("--format", default="auto")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("file", metavar="FILE", help="a tool's output, a fio job or log file")
+    sp.add_argument(
+        "--format",
+        default="auto",
+        choices=PARSE_FORMATS,
+        metavar="FORMAT",
+        help=f"{', '.join(PARSE_FORMATS)} (default auto: from the contents and the name)",
+    )
+    sp.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
     sp.set_defaults(func=cmd_parse)
 
     sp = sub.add_parser("check-claim", help="check an IOPS claim against physical limits")

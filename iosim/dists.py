@@ -13,7 +13,7 @@ Text forms (used in TOML files and on the command line)::
     lognormal:0.46ms,scv=2      lognormal by mean and squared coefficient of variation
     gamma:0.46ms,scv=0.5        gamma by mean and scv
     uniform:1ms,9ms             uniform between two times
-    empirical:FILE              samples read from FILE (one time per line, units allowed)
+    empirical:FILE              samples read from FILE (one time per line, with its unit)
     quantiles:50=39us,99=354us,100=15ms
                                 a measured distribution by its percentiles (percent=time):
                                 between them the time is interpolated on a log scale, below
@@ -331,7 +331,8 @@ def _read_samples(path: str, name: str) -> Empirical:
             values.append(parse_time(s))
         except UnitError:
             raise ValueError(
-                f"{path}:{lineno}: expected one time per line (e.g. 0.46ms), got {s!r}"
+                f"{path}:{lineno}: expected one time per line, with its unit "
+                f"(e.g. 0.46ms), got {s!r}"
             ) from None
     return Empirical(tuple(values), str(path))
 
@@ -414,9 +415,12 @@ def _from_table(t: dict, name: str) -> Distribution:
     unknown = set(t) - {"dist", "mean_s", "mean", "scv", "low_s", "high_s", "file"}
     if unknown:
         raise ValueError(f"{name}: unknown key(s) {sorted(unknown)} in distribution table")
-    mean = t.get("mean_s", t.get("mean"))
+    def seconds(v):  # a number under a key ending in _s is seconds; text keeps its unit
+        return f"{float(v)!r}s" if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+    mean = seconds(t["mean_s"]) if "mean_s" in t else t.get("mean")
     if kind == "uniform":
-        return parse_dist(f"uniform:{t.get('low_s')},{t.get('high_s')}", name)
+        return parse_dist(f"uniform:{seconds(t.get('low_s'))},{seconds(t.get('high_s'))}", name)
     if kind == "empirical":
         return parse_dist(f"empirical:{t.get('file')}", name)
     if mean is None:

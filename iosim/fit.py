@@ -93,6 +93,7 @@ from .results import Curve, Results
 from .simulate import simulate, sweep
 from .spec import SpecError
 from .stack import Stack, apply_overrides
+from .units import show_count, show_number, show_rate, show_time
 from .workload import Workload
 
 __all__ = [
@@ -757,6 +758,27 @@ class FitResult:
             r.extra.setdefault("warnings", []).append(msg)
         return r
 
+    def _points_table(self, metrics: list[str]) -> list[str]:
+        """Each point's measured and predicted value of ``metrics``, and the error."""
+        cols = ["set", "N"]
+        for m in metrics:
+            cols += [f"{_short(m)} meas", "pred", "err"]
+        rows = []
+        for pt in self.points:
+            mark = "*" if pt.get("extrapolated") else ""
+            row = [pt["set"], f"{pt['outstanding']}{mark}"]
+            for m in metrics:
+                unit = "iops" if m == "iops" else "s"
+                meas, pred = pt["measured"].get(m), pt["predicted"].get(m)
+                err = pt["error"].get(m)
+                row += [
+                    _fmt(meas, unit),
+                    _fmt(pred, unit),
+                    "-" if err is None else f"{err:+.0f} %",
+                ]
+            rows.append(row)
+        return _aligned(cols, rows)
+
     def report(self) -> str:
         """A human-readable summary (what ``iosim fit`` prints without ``--json``)."""
         lines = [
@@ -768,40 +790,42 @@ class FitResult:
         lines.append("parameters (95 % confidence interval):")
         for name, p in self.params.items():
             lines.append(
-                f"  {name:22s} {_fmt(p.value, p.unit):>12s}  "
+                f"  {name:22s} {_fmt(p.value, p.unit):>10s}  "
                 f"[{_fmt(p.ci95[0], p.unit)} .. {_fmt(p.ci95[1], p.unit)}]"
                 + ("  (at bound)" if p.at_bound else "")
                 + ("" if p.determined else "  (poorly determined)")
             )
         metrics = [m for m in METRICS if m in self.mape]
-        head = f"  {'set':8s} {'N':>5s} " + " ".join(f"{_short(m):>22s}" for m in metrics)
-        lines.append("points (measured -> predicted, error %):")
-        lines.append(head)
-        for pt in self.points:
-            cells = []
-            for m in metrics:
-                if m in pt["measured"]:
-                    meas, pred, err = pt["measured"][m], pt["predicted"].get(m), pt["error"].get(m)
-                    unit = "" if m == "iops" else "s"
-                    cells.append(
-                        f"{_fmt(meas, unit)}->{_fmt(pred, unit) if pred is not None else '-'}"
-                        f" {err:+.1f}"
-                        if err is not None
-                        else f"{_fmt(meas, unit)}->-"
-                    )
-                else:
-                    cells.append("")
-            mark = "*" if pt.get("extrapolated") else ""
-            lines.append(
-                f"  {pt['set']:8s} {pt['outstanding']:>4d}{mark:1s} "
-                + " ".join(f"{c:>22s}" for c in cells)
-            )
-        lines.append("MAPE: " + ", ".join(f"{_short(m)} {v:.1f} %" for m, v in self.mape.items()))
-        for s, d in self.mape_by_set.items():
-            lines.append(f"  {s}: " + ", ".join(f"{_short(m)} {v:.1f} %" for m, v in d.items()))
+        # tables of two metrics, each as measured / predicted / error columns
+        for k in range(0, len(metrics), 2):
+            lines.append("")
+            lines.extend(self._points_table(metrics[k : k + 2]))
+        if any(pt.get("extrapolated") for pt in self.points):
+            lines.append("  * outside the fitted range (an extrapolation)")
+        sets = list(self.mape_by_set) if len(self.mape_by_set) > 1 else []
+        lines.append("")
+        lines.append("mean absolute error (MAPE):")
+        rows = [["all points", *(f"{self.mape[m]:.1f} %" for m in metrics)]]
+        for name in sets:
+            d = self.mape_by_set[name]
+            rows.append([f"{name} points", *(f"{d[m]:.1f} %" if m in d else "-" for m in metrics)])
+        lines.extend(_aligned(["", *(_short(m) for m in metrics)], rows))
         for w in self.warnings:
             lines.append(f"warning: {w}")
         return "\n".join(lines)
+
+
+def _aligned(cols: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    out = []
+    for cells in (cols, *rows):
+        out.append(
+            "  " + "  ".join(
+                v.ljust(w) if i == 0 else v.rjust(w)
+                for i, (v, w) in enumerate(zip(cells, widths, strict=True))
+            ).rstrip()
+        )
+    return out
 
 
 def _extrapolation(wl: Workload, fitted: tuple[int, int], ref: Workload) -> str | None:
@@ -834,19 +858,16 @@ def _short(metric: str) -> str:
 
 
 def _fmt(v: float | None, unit: str) -> str:
+    """The one way numbers with units are printed (iosim.units.show_*)."""
     if v is None or not math.isfinite(v):
         return "-"
     if unit == "s":
-        if abs(v) < 1e-12:
-            return "0"
-        if abs(v) < 1e-3:
-            return f"{v * 1e6:.3g}us"
-        if abs(v) < 1:
-            return f"{v * 1e3:.3g}ms"
-        return f"{v:.3g}s"
+        return "0 s" if abs(v) < 1e-12 else show_time(v)
     if unit == "B/s":
-        return f"{v / 1e6:.4g}MB/s"
-    return f"{v:.4g}"
+        return show_rate(v)
+    if unit == "iops":
+        return show_count(v)
+    return show_number(v)
 
 
 def _jsonable(v: Any) -> Any:

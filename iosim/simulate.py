@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor, as_completed
 from typing import Any
@@ -197,6 +198,32 @@ def _point(args) -> Results:
     return r
 
 
+def _batch(args) -> list[Results]:
+    """Several points in one task: the stack and workload travel once, and a worker pays one
+    task's overhead for many short simulations."""
+    stack, workload, points, kw = args
+    return [_point((stack, workload, point, kw)) for point in points]
+
+
+def _executor_slots(executor: Executor) -> int:
+    """How many tasks the executor runs at once (processes, or a dask cluster's threads)."""
+    n = getattr(executor, "_max_workers", None)  # concurrent.futures pools
+    if not n:
+        client = getattr(executor, "_client", None)  # dask's ClientExecutor
+        try:
+            n = sum(client.nthreads().values()) if client is not None else None
+        except Exception:  # noqa: BLE001 - any failure: fall back to this machine's cores
+            n = None
+    return max(1, int(n or os.cpu_count() or 1))
+
+
+def _chunks(n_points: int, slots: int) -> list[list[int]]:
+    """Point indices in batches: four per slot (so a slow batch does not leave the others
+    idle), dealt round-robin (neighbouring points cost alike: each batch gets a mix)."""
+    n = max(1, min(n_points, 4 * slots))
+    return [list(range(i, n_points, n)) for i in range(n) if i < n_points]
+
+
 def sweep(
     stack: Stack,
     workload: Workload | None = None,
@@ -234,12 +261,25 @@ def sweep(
                 if bar is not None:
                     bar.update(1)
         else:
-            futures = [executor.submit(_point, job) for job in jobs]
-            # the bar moves as points finish, in any order; results keep the grid's order
-            for _ in as_completed(futures):
+            # the first point runs here: it loads the compiled engine, which local worker
+            # processes forked afterwards inherit instead of each loading it again
+            by_index: dict[int, Results] = {0: _point(jobs[0])} if jobs else {}
+            if bar is not None and jobs:
+                bar.update(1)
+            rest = [i + 1 for i in range(len(grid) - 1)]
+            chunks = [[rest[k] for k in c] for c in _chunks(len(rest), _executor_slots(executor))]
+            futures = {
+                executor.submit(_batch, (stack, workload, [grid[i] for i in idx], kw)): idx
+                for idx in chunks
+                if idx
+            }
+            # the bar moves as batches finish, in any order; results keep the grid's order
+            for fut in as_completed(futures):
+                idx = futures[fut]
+                by_index.update(zip(idx, fut.result(), strict=True))
                 if bar is not None:
-                    bar.update(1)
-            results = [f.result() for f in futures]
+                    bar.update(len(idx))
+            results = [by_index[i] for i in range(len(grid))]
     finally:
         if bar is not None:
             bar.close()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import math
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -247,9 +247,46 @@ def load_toml(path: str | Path) -> tuple[Stack, Workload | None]:
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{p}: not valid TOML ({exc})") from None
     where = f"{p}: "
+    _refuse_bare_times(data, where)
     stack = Stack.from_dict(data, where)
     wl = Workload.from_dict(data["workload"], where) if "workload" in data else None
     return stack, wl
+
+
+def _unitless_time_keys() -> set[str]:
+    """Time fields whose name does not state the unit (``service``, not ``avg_seek_s``)."""
+    classes = [*_SECTIONS.values(), *DEVICE_KINDS.values()]
+    return {
+        f.name
+        for c in classes
+        for f in fields(c)
+        if f.metadata.get("kind") in ("time", "dist") and not f.name.endswith("_s")
+    }
+
+
+def _refuse_bare_times(table: dict, where: str, prefix: str = "") -> None:
+    """``service = 0.46`` in a file could mean 0.46 ms or 0.46 s: ask for the unit.
+
+    (A Python float given to a spec is seconds by design; a TOML number for a key that does
+    not say its unit is the ambiguous case.)
+    """
+    keys = _unitless_time_keys()
+    for key, value in table.items():
+        if key == "workload":
+            continue
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            _refuse_bare_times(value, where, f"{dotted}.")
+        elif (
+            key in keys
+            and isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and value != 0
+        ):
+            raise SpecError(
+                f"{where}{dotted} = {value!r}: a time needs a unit: "
+                f'"{value!r}ms" or "{value!r}s"?'
+            )
 
 
 def _toml_value(v: Any) -> str:

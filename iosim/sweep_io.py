@@ -19,14 +19,16 @@ import math
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import pandas as pd
-
-from .results import Curve
 from .spec import SpecError
 from .stack import Stack, apply_overrides
 from .workload import Workload
+
+if TYPE_CHECKING:  # pandas loads with the first file written or read, not with `iosim --help`
+    import pandas as pd
+
+    from .results import Curve
 
 __all__ = [
     "FORMATS",
@@ -100,8 +102,12 @@ def records(curve: Curve) -> list[dict]:
 
 def to_frame(curve: Curve | Sequence[dict]) -> pd.DataFrame:
     """One row per point, contract keys first, then workload descriptors and varied keys."""
+    from .results import Curve
+
     rows = records(curve) if isinstance(curve, Curve) else list(curve)
     cols: list[str] = []
+    import pandas as pd
+
     for r in rows:
         for k in r:
             if k not in cols:
@@ -166,6 +172,8 @@ def write(
 ) -> None:
     """Write the sweep's rows as ``fmt`` to ``path`` (or to ``stream``/stdout for json, csv)."""
     check_format(fmt, path)
+    from .results import Curve
+
     rows = records(curve) if isinstance(curve, Curve) else list(curve)
     to_stdout = path is None or str(path) == "-"
     if fmt == "json":
@@ -194,6 +202,8 @@ def write(
 
 def read(path: str | Path) -> list[dict] | dict:
     """Read a sweep (JSON list, CSV, Parquet) as rows, or a JSON object (a fit) as is."""
+    import pandas as pd
+
     p = Path(path)
     if not p.is_file():
         raise SpecError(f"{p}: no such file")

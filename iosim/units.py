@@ -10,7 +10,14 @@ Conventions (stated because tools disagree):
   ``GB/s`` are decimal (1000^n), ``KiB/s``, ``MiB/s``, ``GiB/s`` are binary (1024^n). So a
   "4 GB/s" cloud disk moves 4e9 bytes per second.
 - Counts ("1M" IOPS) are decimal.
-- Times: ns, us (or µs), ms, s, min, h. A plain number is seconds.
+- Times: ns, us (or µs), ms, s, min, h. A time written as text needs its unit: "0.46" could
+  be 0.46 ms or 0.46 s, so it is refused with both readings in the message. Three exceptions,
+  each unambiguous: zero, a key whose name states the unit (``thinktime_s=0.5``), and a Python
+  number (SI by design: ``GenericDevice(service=0.00046)``).
+- People read: sizes in KiB/MiB/GiB (k = 1024, as fio), bandwidth in MiB/s (as fio's first
+  figure and consistent with KiB sizes), times in the unit that keeps 1-999 before the point.
+  ``show_*`` are the one way numbers with units are printed for people; ``format_*`` write
+  text that the ``parse_*`` functions read back exactly (a data sheet's "4GB/s" stays so).
 """
 
 from __future__ import annotations
@@ -28,6 +35,11 @@ __all__ = [
     "format_size",
     "format_time",
     "format_rate",
+    "show_time",
+    "show_rate",
+    "show_size",
+    "show_count",
+    "show_number",
 ]
 
 
@@ -76,6 +88,13 @@ def _msg(name: str | None, value: object, what: str) -> str:
     return f"{where}cannot read {value!r} as {what}"
 
 
+def _needs_unit(name: str | None, text: str) -> str:
+    where = f"{name}={text}" if name and not name.startswith("-") else (
+        f"{name} {text}" if name else text
+    )
+    return f"{where}: a time needs a unit: {text}ms or {text}s?"
+
+
 def parse_size(text: object, name: str | None = None) -> float:
     """Bytes from "4k", "4KiB", "512", "1.5M", "100G" (k = 1024, as fio)."""
     value, unit = _split(text, "a size such as 4k, 512KiB or 100G", name)
@@ -92,8 +111,15 @@ def parse_size(text: object, name: str | None = None) -> float:
 
 
 def parse_time(text: object, name: str | None = None) -> float:
-    """Seconds from "0.46ms", "460us", "2s", "5min" (a plain number is seconds)."""
+    """Seconds from "0.46ms", "460us", "2s", "5min".
+
+    Text without a unit is refused unless it is zero or ``name`` ends in ``_s`` (the key says
+    seconds); a Python int or float is seconds.
+    """
     value, unit = _split(text, "a time such as 0.46ms, 460us or 2s", name)
+    if unit == "" and isinstance(text, str) and value != 0 and math.isfinite(value):
+        if not (name or "").endswith("_s"):
+            raise UnitError(_needs_unit(name, text.strip()))
     scale = _TIME_SCALE.get(unit) or _TIME_SCALE.get(unit.lower())
     if scale is None:
         raise UnitError(_msg(name, text, "a time such as 0.46ms, 460us or 2s"))
@@ -167,10 +193,95 @@ def format_time(seconds: float) -> str:
 
 
 def format_rate(bps: float) -> str:
-    """4e9 -> "4GB/s" (decimal, as data sheets)."""
+    """Text that parse_rate reads back: a data sheet's "4GB/s" stays decimal, 4 * 2**30
+    prints "4GiB/s"; anything else in MiB/s (the unit show_rate prints for people)."""
     if not math.isfinite(bps):
         return "inf"
-    for power, suffix in ((3, "GB/s"), (2, "MB/s"), (1, "KB/s")):
-        if abs(bps) >= 1000.0**power:
-            return f"{bps / 1000.0**power:.6g}{suffix}"
+    bases = ((1000.0, ("GB/s", "MB/s", "KB/s")), (1024.0, ("GiB/s", "MiB/s", "KiB/s")))
+    for base, suffixes in bases:
+        for power, suffix in zip((3, 2, 1), suffixes, strict=True):
+            v = bps / base**power
+            if abs(v) >= 1 and f"{v:.4g}" == f"{v:.12g}":  # short and exact
+                return f"{v:.4g}{suffix}"
+    if abs(bps) >= 1024.0:
+        return f"{bps / 1024.0**2:.6g}MiB/s"
     return f"{bps:g}B/s"
+
+
+# -- for people: the one way numbers with units are printed -----------------------------------
+
+
+def _missing(x: object) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def show_number(x: float | None, digits: int = 3) -> str:
+    """A plain number with ``digits`` significant digits and thousands separators from 1000 on:
+    0.0123 -> "0.0123", 3.14159 -> "3.14", 12345.6 -> "12,346"; never scientific notation."""
+    if _missing(x):
+        return "-"
+    if not math.isfinite(x):
+        return "inf" if x > 0 else "-inf"
+    return _sig(x, digits)
+
+
+def show_count(x: float | None) -> str:
+    """IOPS and other counts: whole numbers with separators (12,345), small ones to 3 digits."""
+    if _missing(x):
+        return "-"
+    return f"{x:,.0f}" if math.isfinite(x) and abs(x) >= 100 else show_number(x)
+
+
+def show_time(seconds: float | None, digits: int = 3) -> str:
+    """0.00046 -> "460 us", 0.0123 -> "12.3 ms", 2.5 -> "2.50 s" (as fio: usec, msec, sec)."""
+    if _missing(seconds):
+        return "-"
+    if not math.isfinite(seconds):
+        return "inf"
+    if seconds == 0:
+        return "0 s"
+    a = abs(seconds)
+    for scale, suffix in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if a >= scale * 0.9995:  # 999.96 us shows as 1.00 ms, not 1,000 us
+            return f"{_sig(seconds / scale, digits)} {suffix}"
+    return f"{_sig(seconds * 1e9, digits)} ns"
+
+
+def show_rate(bps: float | None, digits: int = 3) -> str:
+    """Bytes per second in KiB/s, MiB/s or GiB/s: 1.6e7 -> "15.3 MiB/s"."""
+    if _missing(bps):
+        return "-"
+    if not math.isfinite(bps):
+        return "inf"
+    for power, suffix in ((3, "GiB/s"), (2, "MiB/s"), (1, "KiB/s")):
+        if abs(bps) >= 1024.0**power * 0.9995:
+            return f"{_sig(bps / 1024.0**power, digits)} {suffix}"
+    return f"{_sig(bps, digits)} B/s"
+
+
+def show_size(nbytes: float | None) -> str:
+    """4096 -> "4 KiB", 1.5 * 2**20 -> "1.5 MiB" (binary, as fio)."""
+    if _missing(nbytes):
+        return "-"
+    text = format_size(nbytes)
+    m = re.fullmatch(r"([-\d.e+]+)([A-Za-z]+)", text)
+    if not m:
+        return text
+    value = float(m.group(1))
+    number = m.group(1) if value == int(value) else f"{value:.4g}"
+    return f"{number} {m.group(2)}"
+
+
+def _sig(x: float, digits: int) -> str:
+    """``digits`` significant digits, keeping trailing zeros (2.50), no exponent below 1e6."""
+    if x == 0:
+        return "0"
+    a = abs(x)
+    if a >= 10 ** (digits - 1):
+        return f"{x:,.0f}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(a)))
+    text = f"{x:.{decimals}f}"
+    rounded = abs(float(text))
+    if rounded and math.floor(math.log10(rounded)) > math.floor(math.log10(a)):
+        return _sig(float(text), digits)  # 0.9996 rounds to 1.000: one digit too many
+    return text

@@ -4,13 +4,17 @@ wiring, and the error contract (one line on stderr, exit status 2)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
 from iosim.cli import main
 from iosim.results import CONTRACT_KEYS
+
+MEASURED = Path(__file__).parents[1] / "data" / "measured_kvm_virtio"
 
 E3 = [
     "--preset",
@@ -241,8 +245,11 @@ def test_fit_unavailable_is_one_clear_line(capsys, monkeypatch):
     assert_usage_error(capsys, "fit", "a.json", "--model", "generic", match="iosim fit")
 
 
-def test_fit_passes_its_arguments(capsys, monkeypatch):
+def test_fit_passes_its_arguments(capsys, monkeypatch, tmp_path):
     seen = {}
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.json", "b.json", "a.csv"):
+        (tmp_path / name).write_text("")
 
     def run_cli(files, model, holdout, as_json, **kw):
         seen.update(files=files, model=model, holdout=holdout, as_json=as_json, **kw)
@@ -302,3 +309,234 @@ def test_fit_passes_its_arguments(capsys, monkeypatch):
 )
 def test_bad_arguments_give_one_line_and_exit_2(capsys, argv, match):
     assert_usage_error(capsys, *argv, match=match)
+
+
+# -- units that cannot mislead -----------------------------------------------------------------
+
+
+def test_a_time_without_its_unit_is_refused_with_the_fix(capsys):
+    line = assert_usage_error(capsys, "run", "--set", "device.service=0.46")
+    assert line == "error: device.service=0.46: a time needs a unit: 0.46ms or 0.46s?"
+    line = assert_usage_error(capsys, "plan", "--iops", "100k", "--latency", "1.5")
+    assert line == "error: --latency 1.5: a time needs a unit: 1.5ms or 1.5s?"
+    assert_usage_error(
+        capsys, "run", "--set", "device.service=exp:0.46", match="0.46ms or 0.46s?"
+    )
+
+
+def test_a_time_without_its_unit_in_a_stack_file_is_refused(capsys, tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[device]\nkind = "generic"\nservice = 0.46\n')
+    line = assert_usage_error(capsys, "run", "--stack", str(f))
+    assert f"{f}: device.service = 0.46: a time needs a unit" in line
+    f.write_text('[device]\nkind = "generic"\nservice = "0.46ms"\n[link]\nlatency_s = 0.0001\n')
+    out = run_json(capsys, "run", "--stack", str(f), "--ios", "200")
+    assert out["lat_mean_s"] > 0.46e-3  # the key that names its unit needs no unit
+
+
+def test_every_shipped_stack_file_still_loads():
+    from iosim import load_toml, presets
+
+    for name in presets.names():
+        presets.load(name)
+    for path in (Path(__file__).parents[1] / "data").rglob("*.toml"):
+        load_toml(path)
+
+
+def test_bare_block_size_is_bytes_as_in_fio(capsys):
+    out = run_json(capsys, "run", "--bs", "4096", "--ios", "200")
+    assert out["block_size_bytes"] == 4096
+
+
+# -- presets model what the device does ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["hdd-7200", "hdd-10k", "hdd-15k"])
+def test_ncq_and_tcq_disks_reorder_by_default(name):
+    from iosim import presets
+
+    assert presets.load(name)[0].device.scheduler == "sptf"
+
+
+def test_run_prints_the_assumptions_that_change_the_answer(capsys):
+    code, out, err = run(capsys, "run", "--preset", "hdd-7200", "--ios", "300")
+    assert code == 0, err
+    assumes = next(line for line in out.splitlines() if "assumes:" in line)
+    for word in ("span 931.3 GiB", "scheduler sptf", "write cache off", "read-ahead 1 MiB",
+                 "engine simpy"):
+        assert word in assumes
+
+
+# -- output for people -----------------------------------------------------------------------
+
+
+def test_run_output_has_human_units_and_no_noise(capsys):
+    code, out, _ = run(capsys, "run", "--numjobs", "8", "--ios", "2000")
+    assert code == 0
+    assert "±" not in out  # a deterministic device: the interval is zero, not "± 7e-10"
+    assert not re.search(r"\de[+-]\d", out)  # no scientific notation
+    assert out.count("aqu-sz") == 1
+    assert "MiB/s" in out and "MB/s" not in out
+    assert re.search(r"latency +mean \d+ us", out)
+
+
+def test_parse_prints_an_aligned_table(capsys):
+    code, out, _ = run(capsys, "parse", str(MEASURED / "randread-4k-qd1.json"))
+    assert code == 0
+    header, row = out.strip().splitlines()
+    assert header.split()[:5] == ["job", "rw", "bs", "iodepth", "numjobs"]
+    assert "IOPS" in header and "p99" in header
+    assert "11,244" in row and "88.4 us" in row and "4 KiB" in row
+    assert header.index("IOPS") + len("IOPS") == row.index("11,244") + len("11,244")
+    data = run_json(capsys, "parse", str(MEASURED / "randread-4k-qd1.json"))
+    assert data[0]["lat_mean_s"] == pytest.approx(88.38e-6, rel=1e-3)  # SI for machines
+
+
+def test_workload_keys_by_their_fio_names():
+    from iosim.cli import _dotted
+
+    assert _dotted("numjobs") == "workload.numjobs"
+    assert _dotted("bs") == _dotted("workload.bs") == "workload.block_size_bytes"
+    assert _dotted("size") == "workload.span_bytes"
+    assert _dotted("hba.queue_depth") == "hba.queue_depth"
+    assert _dotted("units") == "units"  # not a workload field: left for the schema to refuse
+
+
+def test_sweep_table_and_bare_workload_keys(capsys):
+    code, out, err = run(capsys, "sweep", "--vary", "numjobs=1,2", "--ios", "300")
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(line for line in lines if "IOPS" in line)
+    assert header.split()[:3] == ["numjobs", "IOPS", "MiB/s"]
+    assert not re.search(r"\de[+-]\d", out)
+
+
+# -- messages ----------------------------------------------------------------------------------
+
+
+
+def test_missing_file_is_one_plain_line(capsys):
+    assert assert_usage_error(capsys, "parse", "nothere.json") == (
+        "error: nothere.json: no such file"
+    )
+
+
+def test_messages_say_what_to_do(capsys):
+    readme = str(Path(__file__).parents[1] / "README.md")
+    line = assert_usage_error(capsys, "parse", readme, match="--format")
+    assert "fio-json" in line and "iostat" in line and "format=" not in line
+    line = assert_usage_error(capsys, "report", str(MEASURED / "randread-4k-qd1.json"))
+    assert "fio's JSON output" in line and "iosim parse" in line and "<class" not in line
+    line = assert_usage_error(capsys, "sweep", "--vary", "workload.numjobs=1-16")
+    assert "1..16" in line
+    line = assert_usage_error(capsys, "run", "--preset", "hdd-720")
+    assert "did you mean hdd-7200" in line
+
+
+# -- help: flags with defaults, fast to print --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command, words",
+    [
+        ("run", ["--rw", "randread", "--bs", "(4k)", "--engine", "default auto", "bytes"]),
+        ("sweep", ["--vary", "1..16", "--workers", "default 1"]),
+        ("fit", ["FILE", "generic", "hdd-ncq", "numjobs=16,32", "default lognormal"]),
+        ("parse", ["fio-json", "vdbench", "iostat", "default auto"]),
+        ("report", ["iosim sweep -o FILE", "default: FILE with .html"]),
+        ("plan", ["--latency", "default 99", "default none"]),
+    ],
+)
+def test_help_documents_flags_and_defaults(capsys, command, words):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for w in words:
+        assert w in text, w
+
+
+def test_the_cli_lists_agree_with_the_modules():
+    from iosim import cli, traces
+    from iosim.fit import MODELS
+    from iosim.simulate import ENGINES
+
+    assert cli.ENGINES == ENGINES
+    assert cli.PARSE_FORMATS == ("auto", *traces.FORMATS)
+    assert set(cli.FIT_MODELS) == set(MODELS)
+
+
+def test_help_and_import_load_no_heavy_module():
+    import subprocess
+
+    code = (
+        "import sys, contextlib, io\n"
+        "import iosim\n"
+        "heavy = {'pandas', 'scipy', 'numba', 'plotly', 'numpy'}\n"
+        "assert not heavy & set(sys.modules), sorted(heavy & set(sys.modules))\n"
+        "from iosim.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        main(['--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "    main(['run', '--numjobs', 'x'])\n"
+        "left = {'pandas', 'scipy', 'numba', 'plotly'} & set(sys.modules)\n"
+        "assert not left, sorted(left)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_iosim_fit_and_simulate_stay_the_functions():
+    import iosim
+    import iosim.fit  # noqa: F401 - binding the submodule must not shadow the function
+    import iosim.simulate  # noqa: F401
+
+    assert callable(iosim.fit) and callable(iosim.simulate) and callable(iosim.sweep)
+
+
+# -- sweeps on workers: batched ------------------------------------------------------------
+
+
+def test_sweep_on_an_executor_batches_points_and_equals_serial():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from iosim import presets, sweep
+
+    stack, wl = presets.load("allflash-lun")
+    vary = {"workload.numjobs": list(range(1, 21))}
+    serial = sweep(stack, wl, vary, ios=200, seed=3, progress=False)
+    submitted = []
+
+    class Counting(ThreadPoolExecutor):
+        def submit(self, fn, *args, **kw):
+            submitted.append(len(args[0][2]))
+            return super().submit(fn, *args, **kw)
+
+    with Counting(2) as ex:
+        par = sweep(stack, wl, vary, ios=200, seed=3, progress=False, executor=ex)
+    assert par.to_records() == serial.to_records()
+    assert len(submitted) <= 4 * 2  # batches, not one task per point
+    assert sum(submitted) == len(serial) - 1  # the first point runs in the caller
+
+
+def test_help_examples_are_commands_the_parser_takes():
+    import shlex
+
+    from iosim.cli import build_parser
+
+    parser = build_parser()
+    examples = [
+        line.strip() for line in parser.epilog.splitlines() if line.strip().startswith("iosim ")
+    ]
+    assert len(examples) >= 3
+    for line in examples:
+        args = parser.parse_args(shlex.split(line)[1:])
+        assert callable(args.func)
+    # fit's --holdout example is a --vary that sweep takes too
+    from iosim.cli import _dotted, _parse_vary
+
+    assert {_dotted(k): v for k, v in _parse_vary(["numjobs=16,32"]).items()} == {
+        "workload.numjobs": ["16", "32"]
+    }

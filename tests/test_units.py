@@ -25,6 +25,11 @@ from iosim.units import (
     parse_rpm,
     parse_size,
     parse_time,
+    show_count,
+    show_number,
+    show_rate,
+    show_size,
+    show_time,
 )
 
 
@@ -96,9 +101,91 @@ def test_size_format_round_trip(n):
     assert parse_size(format_size(n)) == pytest.approx(n, rel=2e-3)
 
 
-def test_rate_format():
-    assert format_rate(4e9) == "4GB/s"
-    assert parse_rate(format_rate(123.4e6)) == pytest.approx(123.4e6)
+def test_rate_format_reads_back_and_keeps_a_data_sheet_figure():
+    assert format_rate(4e9) == "4GB/s"  # as the data sheet wrote it
+    assert format_rate(4 * 1024**3) == "4GiB/s"
+    assert format_rate(200 * 1024**2) == "200MiB/s"
+    assert format_rate(123.456789e6) == "117.738MiB/s"  # not round: MiB/s, as people read
+    for x in (4e9, 123.4e6, 1.5e3, 7 * 1024**2):
+        assert parse_rate(format_rate(x)) == pytest.approx(x, rel=1e-5)
+
+
+# -- a time without its unit is refused, with both readings in the message ------------------
+
+
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        ("device.service", "0.46", "device.service=0.46: a time needs a unit: 0.46ms or 0.46s?"),
+        ("--latency", "1.5", "--latency 1.5: a time needs a unit: 1.5ms or 1.5s?"),
+        (None, "2", "2: a time needs a unit: 2ms or 2s?"),
+    ],
+)
+def test_a_bare_time_is_refused_with_the_fix(name, text, message):
+    with pytest.raises(UnitError) as exc:
+        parse_time(text, name)
+    assert str(exc.value) == message
+
+
+def test_unambiguous_bare_times_are_accepted():
+    assert parse_time("0") == 0.0  # zero in any unit
+    assert parse_time("0.5", "workload.thinktime_s") == 0.5  # the key says seconds
+    assert parse_time(0.5, "device.service") == 0.5  # a Python number is SI by design
+    assert parse_time("inf") == math.inf
+
+
+def test_a_bare_time_in_a_distribution_is_refused():
+    with pytest.raises(ValueError, match=r"device.service=0.46: a time needs a unit"):
+        parse_dist("0.46", "device.service")
+    with pytest.raises(ValueError, match=r"a time needs a unit: 0.46ms or 0.46s"):
+        parse_dist("exp:0.46", "device.service")
+    assert parse_dist("exp:0.46ms") == Exponential(0.46e-3)
+    assert parse_dist({"dist": "uniform", "low_s": 0.001, "high_s": 0.002}) == Uniform(
+        0.001, 0.002
+    )
+
+
+def test_bare_sizes_are_bytes_as_in_fio():
+    assert parse_size("4096") == 4096  # fio: bs=4096 is bytes
+
+
+# -- numbers for people ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "seconds, text",
+    [
+        (0.00046, "460 us"),
+        (8.83816e-05, "88.4 us"),
+        (0.0123, "12.3 ms"),
+        (0.0009996, "1.00 ms"),  # rounding moves to the next unit, not "1,000 us"
+        (2.5, "2.50 s"),
+        (7e-10, "0.700 ns"),
+        (0.0, "0 s"),
+        (None, "-"),
+        (math.nan, "-"),
+    ],
+)
+def test_show_time_picks_the_unit_like_fio(seconds, text):
+    assert show_time(seconds) == text
+
+
+def test_show_rate_size_count_number():
+    assert show_rate(16e6) == "15.3 MiB/s"
+    assert show_rate(4e9) == "3.73 GiB/s"
+    assert show_size(4096) == "4 KiB"
+    assert show_size(1.5 * 1024**2) == "1.5 MiB"
+    assert show_count(12345.6) == "12,346"
+    assert show_count(3.14159) == "3.14"
+    assert show_number(11240.3) == "11,240"
+    assert show_number(0.000123) == "0.000123"
+    assert "e" not in show_number(1.23e-7)
+
+
+@given(st.floats(min_value=1e-9, max_value=1e4))
+def test_show_time_reads_back_within_its_digits(x):
+    text = show_time(x).replace(" ", "").replace(",", "")
+    assert parse_time(text) == pytest.approx(x, rel=6e-3)
 
 
 # -- distributions --------------------------------------------------------------------------
@@ -175,3 +262,15 @@ def test_quantiles_follow_their_percentiles_and_round_trip():
     # the mean is the table's: between the quantiles the time grows geometrically
     assert d.mean_s == pytest.approx(float(np.mean(d.samples_s)))
     assert d.scaled(2.0).mean_s == pytest.approx(2 * d.mean_s)
+
+
+def test_a_distribution_table_names_its_unit_or_gives_it():
+    from iosim import SpecError, Stack
+
+    def stack(table):
+        return Stack.from_dict({"device": {"kind": "generic", "service": table}})
+
+    assert stack({"dist": "exp", "mean_s": 4.6e-4}).device.service == Exponential(4.6e-4)
+    assert stack({"dist": "exp", "mean": "0.46ms"}).device.service == Exponential(0.46e-3)
+    with pytest.raises(SpecError, match=r"device.service=0.46: a time needs a unit"):
+        stack({"dist": "exp", "mean": 0.46})

@@ -51,7 +51,6 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import lambertw
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
@@ -132,6 +131,8 @@ def ssd_write_amplification(utilisation: float) -> float:
     i.e. x = -u W(-e^{-1/u} / u) (principal branch of Lambert's W), and every page the host
     writes costs 1 / (1 - x) page programs.
     """
+    from scipy.special import lambertw  # here, not at the top: scipy is slow to import
+
     u = float(utilisation)
     if not 0 < u < 1:
         raise ValueError(f"utilisation must be in (0, 1) (got {u!r})")

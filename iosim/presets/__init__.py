@@ -6,13 +6,17 @@
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from dataclasses import replace
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from ..spec import SpecError
-from ..stack import Stack, load_toml
-from ..workload import Workload
+
+if TYPE_CHECKING:  # the stack machinery loads with the first preset, not with the CLI's help
+    from ..stack import Stack
+    from ..workload import Workload
 
 __all__ = ["names", "load", "stack", "catalogue", "calibration", "DEFAULT"]
 
@@ -29,14 +33,29 @@ def names() -> list[str]:
 
 
 def load(name: str) -> tuple[Stack, Workload | None]:
+    from ..stack import load_toml
+
     files = _files()
     if name not in files:
-        raise SpecError(f"unknown preset {name!r}; known presets: {', '.join(sorted(files))}")
+        raise SpecError(unknown_message(name, sorted(files)))
     with resources.as_file(files[name]) as path:
         stack, wl = load_toml(path)
     if not stack.name:
         stack = replace(stack, name=name)
     return stack, wl
+
+
+def unknown_message(name: str, known: list[str]) -> str:
+    """"unknown preset 'hdd-720'; did you mean hdd-7200? (all: ...)"."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if not close:  # "7200" or "nvme": a part of a name
+        close = [k for k in known if name.lower() in k.lower()][:3]
+    if close:
+        return (
+            f"unknown preset {name!r}; did you mean {', '.join(close)}? "
+            "(`iosim presets` lists them all)"
+        )
+    return f"unknown preset {name!r}; known presets: {', '.join(known)}"
 
 
 def stack(name: str = DEFAULT) -> Stack:
