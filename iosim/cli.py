@@ -1078,7 +1078,7 @@ def cmd_replay(args) -> int:
 
 
 def _add_replay_parser(sub) -> None:
-    from .replay import TRACE_MODES
+    from .engine.trace_source import TRACE_MODES  # numpy only: --help stays quick
 
     sp = sub.add_parser("replay", help="replay a block trace through a stack; compare; what-if")
     sp.add_argument("trace", metavar="TRACE", help="blkparse, biosnoop, fio iolog, DiskSim, "
