@@ -13,9 +13,9 @@ import re
 import sys
 from collections.abc import Sequence
 
-from . import presets
+from . import limits, presets
 from .results import Curve, Results
-from .simulate import ENGINES, simulate, sweep
+from .simulate import ENGINES, MAX_IOS, MAX_REPLICATIONS, simulate, sweep
 from .spec import SpecError
 from .stack import Stack, apply_overrides, load_toml, parse_assignments
 from .units import (
@@ -59,6 +59,10 @@ def _add_stack_options(g) -> None:
     )
 
 
+_HUGE = 10**18  # numeric flags are read up to this, then judged by the work they ask for
+_FORCE_HELP = "allow work estimated to take more than 10 minutes or 1 GiB of memory"
+
+
 def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -> None:
     g = p.add_argument_group("model")
     _add_stack_options(g)
@@ -80,19 +84,15 @@ def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -
     r.add_argument("--seed", default="1", help="random seed (default 1)")
     r.add_argument("--engine", default="auto", choices=ENGINES)
     r.add_argument("--replications", default="1", help="independent replications (default 1)")
+    r.add_argument("--force", action="store_true", help=_FORCE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON (SI units)")
 
 
-def _int_arg(value: str | None, name: str, minimum: int) -> int | None:
+def _int_arg(value: str | None, name: str, minimum: int, maximum: int | None = None
+             ) -> int | None:
     if value is None:
         return None
-    try:
-        x = parse_count(value, name)
-    except UnitError as exc:
-        raise SpecError(str(exc)) from None
-    if x != int(x) or x < minimum:
-        raise SpecError(f"{name} must be a whole number >= {minimum} (got {value!r})")
-    return int(x)
+    return limits.int_arg(value, name, minimum, maximum, parse=parse_count)
 
 
 def _model(args) -> tuple[Stack, Workload]:
@@ -141,13 +141,19 @@ def _fio_job_workload(path: str, section: str | None) -> Workload:
 
 def _run_kwargs(args) -> dict:
     kw = {
-        "ios": _int_arg(args.ios, "--ios", 1),
-        "seed": _int_arg(args.seed, "--seed", 0),
+        "ios": _int_arg(args.ios, "--ios", 1, _HUGE),
+        "seed": _int_arg(args.seed, "--seed", 0, 2**63 - 1),
         "engine": args.engine,
-        "replications": _int_arg(args.replications, "--replications", 1),
+        "replications": _int_arg(args.replications, "--replications", 1, _HUGE),
     }
     if args.warmup_ios is not None:
-        kw["warmup_ios"] = _int_arg(args.warmup_ios, "--warmup-ios", 0)
+        kw["warmup_ios"] = _int_arg(args.warmup_ios, "--warmup-ios", 0, _HUGE)
+    # a lower bound of the time before any stack is built (I/Os at the fast engine's speed),
+    # then the hard limits of simulate()
+    limits.check_ios_budget(kw["ios"], kw.get("warmup_ios", 0), kw["replications"])
+    limits.int_arg(kw["ios"], "--ios", 1, MAX_IOS)
+    limits.int_arg(kw.get("warmup_ios", 0), "--warmup-ios", 0, MAX_IOS)
+    limits.int_arg(kw["replications"], "--replications", 1, MAX_REPLICATIONS)
     return kw
 
 
@@ -224,6 +230,7 @@ def _parse_vary(items: Sequence[str], option: str = "--vary") -> dict[str, list[
         for v in (v.strip() for v in values.split(",")):
             m = re.fullmatch(r"(\d+)\.\.(\d+)", v)
             if m and int(m.group(1)) <= int(m.group(2)):  # 1..8 -> 1,2,...,8
+                limits.check_range(int(m.group(1)), int(m.group(2)), f"{option} {key.strip()}")
                 vals.extend(str(i) for i in range(int(m.group(1)), int(m.group(2)) + 1))
             elif v:
                 vals.append(v)
@@ -278,7 +285,9 @@ def cmd_sweep(args) -> int:
     vary = {
         k: sweep_io.canonical_values(stack, wl, k, v) for k, v in _parse_vary(args.vary).items()
     }
-    workers = _int_arg(args.workers, "--workers", 1) or 1
+    workers = limits.check_workers(_int_arg(args.workers, "--workers", 1) or 1)
+    if args.scheduler:
+        limits.check_scheduler_address(args.scheduler)
     if args.scheduler and workers > 1:
         raise SpecError("give either --workers (local processes) or --scheduler (dask), not both")
     timeout = _positive_time(args.connect_timeout, "--connect-timeout")
@@ -286,6 +295,7 @@ def cmd_sweep(args) -> int:
     if fmt is None and args.json:
         fmt = "json"
     sweep_io.check_format(fmt, args.output)
+    limits.check_output(args.output, [args.stack, args.fio_job])
     kw = _run_kwargs(args)
     progress = _progress(args)
     t0 = time.perf_counter()
@@ -544,6 +554,7 @@ def cmd_plan(args) -> int:
 def cmd_report(args) -> int:
     from .report import write_report
 
+    limits.check_output(args.output, [args.file])
     out = write_report(args.file, args.output, title=args.title, x=args.x)
     print(out)
     return 0
@@ -559,7 +570,9 @@ def cmd_fit(args) -> int:
     if args.params:
         kw["params"] = [p.strip() for p in args.params.split(",") if p.strip()]
     if args.ios is not None:
-        kw["ios"] = _int_arg(args.ios, "--ios", 1)
+        kw["ios"] = _int_arg(args.ios, "--ios", 1, _HUGE)
+        limits.check_ios_budget(kw["ios"], what="each verifying simulation")
+        limits.int_arg(kw["ios"], "--ios", 1, MAX_IOS)
     if args.seed is not None:
         kw["seed"] = _int_arg(args.seed, "--seed", 0)
     kw["shape"] = args.shape
@@ -715,6 +728,7 @@ def build_parser() -> argparse.ArgumentParser:
         "measured latency percentiles",
     )
     sp.add_argument("--json", action="store_true")
+    sp.add_argument("--force", action="store_true", help=_FORCE_HELP)
     sp.set_defaults(func=cmd_fit)
 
     sp = sub.add_parser("parse", help="read fio/vdbench/sysbench/iostat/IOMeter output")
@@ -742,15 +756,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.func(args)
+        with limits.allow_long_work(getattr(args, "force", False)):
+            return args.func(args)
+    except BrokenPipeError:
+        return _closed_pipe()
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc)
     except (SpecError, UnitError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc)
+    except RecursionError:
+        return _fail("the input is nested too deeply to read")
+    except MemoryError:
+        return _fail("out of memory; use a smaller run, sweep or input")
     except KeyboardInterrupt:
         return 130
+
+
+def _fail(exc: BaseException | str) -> int:
+    """One line on stderr, exit status 2."""
+    text = str(exc).strip() or type(exc).__name__
+    line = " ".join(text.split("\n")[0].split())
+    try:
+        print(f"error: {line}", file=sys.stderr)
+    except (BrokenPipeError, OSError):  # pragma: no cover - stderr closed too
+        pass
+    return 2
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (``iosim run | head -3``): a normal end. Point stdout at
+    /dev/null so the interpreter's final flush does not complain."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # pragma: no cover - no real stdout (tests)
+        pass
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
