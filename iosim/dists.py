@@ -363,7 +363,13 @@ def parse_dist(value: object, name: str = "distribution") -> Distribution:
     if isinstance(value, dict):
         return _from_table(value, name)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return Deterministic(_nonneg(float(value), name))
+        try:
+            return Deterministic(_nonneg(float(value), name))
+        except OverflowError:
+            raise ValueError(f"{name}: a time must be finite and >= 0 (got {value:.3g})") from None
+        except ValueError as exc:
+            msg = str(exc)
+            raise ValueError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     if not isinstance(value, str):
         raise ValueError(f"{name}: expected a distribution such as 'exp:0.46ms' (got {value!r})")
     text = value.strip()
