@@ -283,6 +283,10 @@ def _check_sweep(stack: Stack, workload: Workload, grid: list[dict[str, Any]], k
     sweeps say their estimate on stderr. Returns the keywords each point runs with."""
     ios, warm, _, reps = _check(kw["ios"], kw["warmup_ios"], kw["seed"], kw["engine"],
                                 kw["replications"])
+    # a lower bound first (every point costs at least a start-up and its I/Os on the fast
+    # engine), so a grid far too long is refused before each point is validated
+    least = limits.START_S["fast"] + (ios + (warm or 0)) * reps / limits.IOS_PER_S["fast"]
+    _limit(limits.check_points, len(grid), "the sweep", least, force)
     total = 0.0
     for point in grid:
         s, w = apply_overrides(stack, workload, point)

@@ -105,6 +105,8 @@ def convert(kind: str, value: Any, name: str, choices: tuple = ()) -> Any:
         raise
     except ValueError as exc:
         raise SpecError(str(exc)) from None
+    except OverflowError:  # an int past float's range, given in Python
+        raise SpecError(f"{name}: the number is too large (got {_shown(value)})") from None
     return value  # "any": left to the spec's own __post_init__
 
 
