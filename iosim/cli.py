@@ -354,8 +354,9 @@ def _positive_time(value: str, name: str) -> float:
         t = parse_time(value, name)
     except UnitError as exc:
         raise SpecError(str(exc)) from None
-    if not (t > 0 and math.isfinite(t)):
-        raise SpecError(f"{name} must be a time > 0 such as 10s (got {value!r})")
+    if not (0 < t <= limits.MAX_TIME_PER_IO_S):
+        raise SpecError(f"{name} must be a time > 0 and at most 1 hour, such as 10s "
+                        f"(got {value!r})")
     return t
 
 

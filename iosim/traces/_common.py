@@ -80,14 +80,17 @@ def line_at(text: str, offset: int) -> int:
     return text.count("\n", 0, max(0, offset)) + 1
 
 
-def num(value: str, path, line: int | None, what: str) -> float:
-    """A float, or TraceFormatError naming the field."""
+def num(value: str, path, line: int | None, what: str, nonneg: bool = False) -> float:
+    """A float, or TraceFormatError naming the field; ``nonneg``: a count, rate or time, which
+    no tool writes negative."""
     try:
         x = float(value)
     except (TypeError, ValueError):
         raise TraceFormatError(path, line, f"{what}: expected a number, got {value!r}") from None
     if not math.isfinite(x):
         raise TraceFormatError(path, line, f"{what}: expected a finite number, got {value!r}")
+    if nonneg and x < 0:
+        raise TraceFormatError(path, line, f"{what}: expected a number >= 0, got {value!r}")
     return x
 
 

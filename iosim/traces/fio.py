@@ -952,7 +952,7 @@ def _terse_dir(name: str, f: list[str], off: int, path, line) -> tuple[DirStats,
                 path, line, f"{name} clat percentile (field {off + k + 1}): got {item!r}"
             ) from None
         if pf > 0:
-            s.clat_pcts[pf] = num(v, path, line, f"{name} clat percentile") * 1e-6
+            s.clat_pcts[pf] = num(v, path, line, f"{name} clat percentile", nonneg=True) * 1e-6
     s.lat_max_s = g(33, "lat max") * 1e-6
     s.lat_mean_s = g(34, "lat mean") * 1e-6
     if s.runtime_s and s.iops:
@@ -996,7 +996,7 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
         extra: dict = {}
         qd_raw = {}
         for lab, val in zip(("1", "2", "4", "8", "16", "32", ">=64"), f[92:99], strict=True):
-            qd_raw[lab] = num(val.rstrip("%"), path, i, f"IO depth {lab}")
+            qd_raw[lab] = num(val.rstrip("%"), path, i, f"IO depth {lab}", nonneg=True)
         qd = _qd_fraction(qd_raw, extra)
         err = f[4].strip()
         counters = {f"{k}_ios": int(v.ios) for k, v in dirs.items() if v.ios is not None}
@@ -1016,10 +1016,10 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
             d = f[_TERSE_BASE : _TERSE_BASE + 9]
             disks[gid] = {
                 "name": d[0],
-                "read_ios": num(d[1], path, i, "disk read ios"),
-                "write_ios": num(d[2], path, i, "disk write ios"),
-                "in_queue": num(d[7], path, i, "disk in_queue"),
-                "util": num(d[8].rstrip("%"), path, i, "disk util"),
+                "read_ios": num(d[1], path, i, "disk read ios", nonneg=True),
+                "write_ios": num(d[2], path, i, "disk write ios", nonneg=True),
+                "in_queue": num(d[7], path, i, "disk in_queue", nonneg=True),
+                "util": num(d[8].rstrip("%"), path, i, "disk util", nonneg=True),
             }
         entries.append(
             _Entry(
