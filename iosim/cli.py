@@ -282,9 +282,10 @@ def cmd_sweep(args) -> int:
     stack, wl = _model(args)
     if not args.vary:
         raise SpecError("sweep needs at least one --vary KEY=v1,v2,...")
-    vary = {
-        k: sweep_io.canonical_values(stack, wl, k, v) for k, v in _parse_vary(args.vary).items()
-    }
+    raw = _parse_vary(args.vary)
+    # the results' memory before each value is converted (converting 10^5 values takes long)
+    limits.check_points(math.prod(len(v) for v in raw.values()))
+    vary = {k: sweep_io.canonical_values(stack, wl, k, v) for k, v in raw.items()}
     workers = limits.check_workers(_int_arg(args.workers, "--workers", 1) or 1)
     if args.scheduler:
         limits.check_scheduler_address(args.scheduler)

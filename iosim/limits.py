@@ -114,8 +114,10 @@ WORKERS_PER_CORE = 4
 # figure is the disk's. Rounded down a little: the estimates should err towards "longer".
 IOS_PER_S = {"fast": 1.0e6, "simpy": 3.5e3}
 PARTS_PER_S = {"fast": 3.0e6, "simpy": 7.5e3}
-# Start-up of one simulation (stream set-up, numba cache load, SimPy environment).
-START_S = {"fast": 0.3, "simpy": 0.05}
+# Start-up of one simulation (streams, arrays, SimPy environment), once the engine is loaded:
+# 30 runs of 100 I/Os took 1.2 ms (fast) and 8.7 ms (SimPy) each. The fast engine's first run
+# in a process also loads the compiled code (~0.3 s), not counted.
+START_S = {"fast": 0.005, "simpy": 0.02}
 # Memory per in-flight slot (numjobs x iodepth), per path and per device unit, from the peak
 # RSS (``/usr/bin/time -f %M iosim run --ios 2000``) at 10^5 and 10^6 jobs, paths and units
 # (SimPy: 10^4 and 10^5) minus the 280 MB of an ordinary run: fast ~490 B per slot, 140 B per
@@ -127,8 +129,9 @@ BYTES_PER_UNIT = {"fast": 16, "simpy": 100}
 # What a command may plan to use without ``force``: 1 GiB, an ordinary run's 280 MB with room.
 # Forced work is still refused past half the machine's memory (:func:`memory_budget_bytes`).
 MEMORY_UNFORCED_BYTES = float(2**30)
-# A finished point of a sweep (Results with histograms) held until the sweep ends.
-BYTES_PER_POINT = 40_000
+# A finished point of a sweep (Results with histograms) held until the sweep ends: 8 kB kept
+# and 13 kB at the peak per point (tracemalloc over a 200-point sweep), rounded up.
+BYTES_PER_POINT = 16_000
 
 
 _REPR = reprlib.Repr()
@@ -545,8 +548,14 @@ def check_points(points: int, what: str = "the sweep", per_point_s: float = 0.0,
             f"{what} has {points:,} points, which would need about {_fmt_bytes(mem)} of memory "
             f"for their results (more than {_fmt_bytes(budget)}); vary fewer keys or values"
         )
-    seconds = points * per_point_s / max(1, workers)
     force = forced() if force is None else force
+    if mem > MEMORY_UNFORCED_BYTES and not force:
+        raise LimitError(
+            f"{what} has {points:,} points, which would need about {_fmt_bytes(mem)} of memory "
+            f"for their results, more than the {_fmt_bytes(MEMORY_UNFORCED_BYTES)} allowed "
+            "without --force (force=True in Python)"
+        )
+    seconds = points * per_point_s / max(1, workers)
     if seconds > MAX_WALL_S and not force:
         raise LimitError(
             f"{what} has {points:,} points and would take about {fmt_duration(seconds)}, more "

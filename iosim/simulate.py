@@ -302,7 +302,8 @@ def _check_sweep(stack: Stack, workload: Workload, grid: list[dict[str, Any]], k
     seconds = _limit(limits.check_points, len(grid), "the sweep", total / len(grid), force,
                      workers)
     if seconds > limits.ANNOUNCE_WALL_S:
-        _announce(f"the sweep of {len(grid):,} points: estimated {limits.fmt_duration(seconds)}"
+        points = f"{len(grid):,} point{'s' if len(grid) != 1 else ''}"
+        _announce(f"the sweep of {points}: estimated {limits.fmt_duration(seconds)}"
                   + (f" on {workers} workers" if workers > 1 else ""))
     return {**kw, "force": True}
 
