@@ -351,7 +351,13 @@ def apply_overrides(
     sd = stack.to_dict()
     wd = workload.to_dict() if workload is not None else None
     for key, value in overrides.items():
+        if not isinstance(key, str):
+            raise SpecError(f"override keys must be strings (got {limits.shown(key)})")
         parts = key.split(".")
+        if len(parts) > MAX_DEVICE_NESTING + 3:  # device.member.member....failures.x
+            raise SpecError(
+                f"unknown key {limits.shown(key)}: more than {MAX_DEVICE_NESTING + 3} dotted parts"
+            )
         if parts[0] == "workload":
             if wd is None:
                 wd = Workload().to_dict()

@@ -239,6 +239,13 @@ def test_a_raid_chain_built_in_python_is_refused():
         Stack(device=dev)
 
 
+def test_a_dotted_key_thousands_of_parts_long_is_refused(capsys):
+    key = "device." + "member." * 3000 + "units"
+    with pytest.raises(SpecError, match="dotted parts"):
+        apply_overrides(Stack(), None, {key: 1})
+    refused(capsys, "run", "--set", f"{key}=1", contains="dotted parts")
+
+
 def test_report_on_deeply_nested_json_is_one_line(capsys, tmp_path):
     f = tmp_path / "deep.json"
     f.write_text("[" * 200_000 + "]" * 200_000)
