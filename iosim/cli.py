@@ -576,7 +576,7 @@ def cmd_fit(args) -> int:
         limits.check_ios_budget(kw["ios"], what="each verifying simulation")
         limits.int_arg(kw["ios"], "--ios", 1, MAX_IOS)
     if args.seed is not None:
-        kw["seed"] = _int_arg(args.seed, "--seed", 0)
+        kw["seed"] = _int_arg(args.seed, "--seed", 0, 2**63 - 1)
     kw["shape"] = args.shape
     return run_cli(args.files, args.model, holdout, args.json, **kw)
 
