@@ -296,7 +296,7 @@ def _check_sweep(stack: Stack, workload: Workload, grid: list[dict[str, Any]], k
         if engine == "auto":
             engine = "fast" if fast_engine.supports(s, w) is None else "simpy"
         est = estimate(s, w, ios=ios, warmup_ios=warm_p, replications=reps, engine=engine)
-        _limit(limits.check_estimate, est, f"the sweep point {point}", True)
+        _limit(limits.check_estimate, est, f"the sweep point {point}", force)
         total += est.seconds
     workers = max(1, int(getattr(executor, "_max_workers", 1) or 1)) if executor else 1
     seconds = _limit(limits.check_points, len(grid), "the sweep", total / len(grid), force,

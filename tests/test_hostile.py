@@ -131,6 +131,7 @@ def test_the_python_api_says_spec_error_for_a_string_ios(no_engines):
         (["sweep", "--vary", "workload.numjobs=1..100000"], "without --force"),
         (["sweep", "--ios", "1e6", "--vary", "workload.iodepth=1..1000"], "without --force"),
         (["sweep", "--vary", "workload.numjobs=1,2", "--workers", "1e6"], "per core"),
+        (["sweep", "--vary", "workload.numjobs=1,10000000"], "the sweep point"),
         (["plan", "--iops", "100k", "--latency", "2ms", "--search",
           "multipath.paths=1..100000000"], "100,000,000 values"),
         (["fit", "a.json", "--model", "generic", "--ios", "1e12"], "each verifying simulation"),
