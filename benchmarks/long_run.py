@@ -25,7 +25,7 @@ ios, engine = int(sys.argv[1]), sys.argv[2]
 stack = Stack(hba=HbaSpec(queue_depth=4), device=GenericDevice(units=64, service="exp:0.46ms"))
 t0 = time.perf_counter()
 r = iosim.simulate(stack, iosim.Workload(numjobs=10), ios=ios, warmup_ios=1000, seed=1,
-                   engine=engine)
+                   engine=engine, force=True)  # a long run on purpose
 dt = time.perf_counter() - t0
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"ios": r.ios, "engine": r.engine, "seconds": dt, "peak_mb": peak_mb,

@@ -17,7 +17,7 @@ from pathlib import Path
 # Only light modules here (the specs need numpy, nothing more): `iosim --help` and argument
 # errors must not wait for pandas, scipy, numba or the engines. Each command imports those
 # when it runs.
-from . import presets
+from . import limits, presets
 from .spec import SpecError
 from .stack import Stack, apply_overrides, load_toml, parse_assignments
 from .units import (
@@ -85,6 +85,10 @@ def _add_stack_options(g) -> None:
     )
 
 
+_HUGE = 10**18  # numeric flags are read up to this, then judged by the work they ask for
+_FORCE_HELP = "allow work estimated to take more than 10 minutes or 1 GiB of memory"
+
+
 def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -> None:
     g = p.add_argument_group("model")
     _add_stack_options(g)
@@ -128,19 +132,15 @@ def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -
         "--replications", default="1", metavar="N",
         help="independent replications, for confidence intervals (default 1)",
     )
+    r.add_argument("--force", action="store_true", help=_FORCE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
 
 
-def _int_arg(value: str | None, name: str, minimum: int) -> int | None:
+def _int_arg(value: str | None, name: str, minimum: int, maximum: int | None = None
+             ) -> int | None:
     if value is None:
         return None
-    try:
-        x = parse_count(value, name)
-    except UnitError as exc:
-        raise SpecError(str(exc)) from None
-    if x != int(x) or x < minimum:
-        raise SpecError(f"{name} must be a whole number >= {minimum} (got {value!r})")
-    return int(x)
+    return limits.int_arg(value, name, minimum, maximum, parse=parse_count)
 
 
 def _model(args) -> tuple[Stack, Workload]:
@@ -207,13 +207,19 @@ def _fio_job_workload(path: str, section: str | None) -> Workload:
 
 def _run_kwargs(args) -> dict:
     kw = {
-        "ios": _int_arg(args.ios, "--ios", 1),
-        "seed": _int_arg(args.seed, "--seed", 0),
+        "ios": _int_arg(args.ios, "--ios", 1, _HUGE),
+        "seed": _int_arg(args.seed, "--seed", 0, 2**63 - 1),
         "engine": args.engine,
-        "replications": _int_arg(args.replications, "--replications", 1),
+        "replications": _int_arg(args.replications, "--replications", 1, _HUGE),
     }
     if args.warmup_ios is not None:
-        kw["warmup_ios"] = _int_arg(args.warmup_ios, "--warmup-ios", 0)
+        kw["warmup_ios"] = _int_arg(args.warmup_ios, "--warmup-ios", 0, _HUGE)
+    # a lower bound of the time before any stack is built (I/Os at the fast engine's speed),
+    # then the hard limits of simulate()
+    limits.check_ios_budget(kw["ios"], kw.get("warmup_ios", 0), kw["replications"])
+    limits.int_arg(kw["ios"], "--ios", 1, limits.MAX_IOS)
+    limits.int_arg(kw.get("warmup_ios", 0), "--warmup-ios", 0, limits.MAX_IOS)
+    limits.int_arg(kw["replications"], "--replications", 1, limits.MAX_REPLICATIONS)
     return kw
 
 
@@ -361,6 +367,7 @@ def _parse_vary(items: Sequence[str], option: str = "--vary") -> dict[str, list[
             m = re.fullmatch(r"(\d+)\.\.(\d+)", v)
             dash = re.fullmatch(r"(\d+)\s*[-:]\s*(\d+)", v)
             if m and int(m.group(1)) <= int(m.group(2)):  # 1..8 -> 1,2,...,8
+                limits.check_range(int(m.group(1)), int(m.group(2)), f"{option} {key.strip()}")
                 vals.extend(str(i) for i in range(int(m.group(1)), int(m.group(2)) + 1))
             elif dash:
                 raise SpecError(
@@ -417,11 +424,13 @@ def cmd_sweep(args) -> int:
     stack, wl = _model(args)
     if not args.vary:
         raise SpecError("sweep needs at least one --vary KEY=v1,v2,...")
-    vary = {
-        _dotted(k): sweep_io.canonical_values(stack, wl, _dotted(k), v)
-        for k, v in _parse_vary(args.vary).items()
-    }
-    workers = _int_arg(args.workers, "--workers", 1) or 1
+    raw = {_dotted(k): v for k, v in _parse_vary(args.vary).items()}
+    # the results' memory before each value is converted (converting 10^5 values takes long)
+    limits.check_points(math.prod(len(v) for v in raw.values()))
+    vary = {k: sweep_io.canonical_values(stack, wl, k, v) for k, v in raw.items()}
+    workers = limits.check_workers(_int_arg(args.workers, "--workers", 1) or 1)
+    if args.scheduler:
+        limits.check_scheduler_address(args.scheduler)
     if args.scheduler and workers > 1:
         raise SpecError("give either --workers (local processes) or --scheduler (dask), not both")
     timeout = _positive_time(args.connect_timeout, "--connect-timeout")
@@ -429,6 +438,7 @@ def cmd_sweep(args) -> int:
     if fmt is None and args.json:
         fmt = "json"
     sweep_io.check_format(fmt, args.output)
+    limits.check_output(args.output, [args.stack, args.fio_job])
     kw = _run_kwargs(args)
     progress = _progress(args)
     from .simulate import sweep  # after the arguments are checked: numba is slow to load
@@ -490,8 +500,9 @@ def _positive_time(value: str, name: str) -> float:
         t = parse_time(value, name)
     except UnitError as exc:
         raise SpecError(str(exc)) from None
-    if not (t > 0 and math.isfinite(t)):
-        raise SpecError(f"{name} must be a time > 0 such as 10s (got {value!r})")
+    if not (0 < t <= limits.MAX_TIME_PER_IO_S):
+        raise SpecError(f"{name} must be a time > 0 and at most 1 hour, such as 10s "
+                        f"(got {value!r})")
     return t
 
 
@@ -824,6 +835,7 @@ def cmd_report(args) -> int:
     _check_report_source(args.file)
     from .report import write_report
 
+    limits.check_output(args.output, [args.file])
     out = write_report(args.file, args.output, title=args.title, x=args.x)
     print(out)
     return 0
@@ -841,9 +853,11 @@ def cmd_fit(args) -> int:
     if args.params:
         kw["params"] = [p.strip() for p in args.params.split(",") if p.strip()]
     if args.ios is not None:
-        kw["ios"] = _int_arg(args.ios, "--ios", 1)
+        kw["ios"] = _int_arg(args.ios, "--ios", 1, _HUGE)
+        limits.check_ios_budget(kw["ios"], what="each verifying simulation")
+        limits.int_arg(kw["ios"], "--ios", 1, limits.MAX_IOS)
     if args.seed is not None:
-        kw["seed"] = _int_arg(args.seed, "--seed", 0)
+        kw["seed"] = _int_arg(args.seed, "--seed", 0, 2**63 - 1)
     kw["shape"] = args.shape
     return run_cli(args.files, args.model, holdout, args.json, **kw)
 
@@ -1287,6 +1301,7 @@ def build_parser() -> argparse.ArgumentParser:
         "measured latency percentiles (default lognormal)",
     )
     sp.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
+    sp.add_argument("--force", action="store_true", help=_FORCE_HELP)
     sp.set_defaults(func=cmd_fit)
 
     sp = sub.add_parser(
@@ -1341,15 +1356,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return args.func(args)
+        with limits.allow_long_work(getattr(args, "force", False)):
+            return args.func(args)
+    except BrokenPipeError:
+        return _closed_pipe()
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc)
     except (SpecError, UnitError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc)
+    except RecursionError:
+        return _fail("the input is nested too deeply to read")
+    except MemoryError:
+        return _fail("out of memory; use a smaller run, sweep or input")
     except KeyboardInterrupt:
         return 130
+
+
+def _fail(exc: BaseException | str) -> int:
+    """One line on stderr, exit status 2."""
+    text = str(exc).strip() or type(exc).__name__
+    line = " ".join(text.split("\n")[0].split())
+    try:
+        print(f"error: {line}", file=sys.stderr)
+    except (BrokenPipeError, OSError):  # pragma: no cover - stderr closed too
+        pass
+    return 2
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (``iosim run | head -3``): a normal end. Point stdout at
+    /dev/null so the interpreter's final flush does not complain."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # pragma: no cover - no real stdout (tests)
+        pass
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

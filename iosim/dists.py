@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from . import limits
 from .units import UnitError, format_time, parse_time
 
 __all__ = [
@@ -44,6 +44,10 @@ __all__ = [
 ]
 
 DET, EXP, LOGNORMAL, GAMMA, UNIFORM, EMPIRICAL = range(6)
+
+# squared coefficient of variation: measured service times rarely pass 100; beyond 10^4 a
+# lognormal's samples overflow before its mean is reached
+MAX_SCV = 1e4
 
 
 class Distribution:
@@ -87,6 +91,7 @@ class Distribution:
 def _check_mean(name: str, mean_s: float) -> None:
     if not (math.isfinite(mean_s) and mean_s >= 0):
         raise ValueError(f"{name}: mean must be a finite time >= 0 (got {mean_s!r})")
+    limits.check_mean_time(mean_s, name)
 
 
 @dataclass(frozen=True)
@@ -153,8 +158,10 @@ class LogNormal(Distribution):
 
     def __post_init__(self):
         _check_mean("lognormal", self.mean_s)
-        if not (self.scv_value > 0 and math.isfinite(self.scv_value)):
-            raise ValueError(f"lognormal: scv must be > 0 (got {self.scv_value!r})")
+        if not (0 < self.scv_value <= MAX_SCV):
+            raise ValueError(
+                f"lognormal: scv must be > 0 and at most {MAX_SCV:g} (got {self.scv_value!r})"
+            )
 
     @property
     def scv(self):
@@ -185,8 +192,10 @@ class Gamma(Distribution):
 
     def __post_init__(self):
         _check_mean("gamma", self.mean_s)
-        if not (self.scv_value > 0 and math.isfinite(self.scv_value)):
-            raise ValueError(f"gamma: scv must be > 0 (got {self.scv_value!r})")
+        if not (0 < self.scv_value <= MAX_SCV):
+            raise ValueError(
+                f"gamma: scv must be > 0 and at most {MAX_SCV:g} (got {self.scv_value!r})"
+            )
 
     @property
     def scv(self):
@@ -218,6 +227,7 @@ class Uniform(Distribution):
             raise ValueError(
                 f"uniform: need 0 <= low <= high (got {self.low_s!r}, {self.high_s!r})"
             )
+        limits.check_mean_time(self.mean_s, "uniform")
 
     @property
     def mean_s(self):
@@ -255,6 +265,7 @@ class Empirical(Distribution):
             raise ValueError("empirical: needs at least one sample")
         if any(not (math.isfinite(x) and x >= 0) for x in self.samples_s):
             raise ValueError("empirical: samples must be finite times >= 0")
+        limits.check_mean_time(self.mean_s, "empirical")
 
     @property
     def mean_s(self):
@@ -318,21 +329,28 @@ class Quantiles(Empirical):
         return Quantiles.of((p, t * factor) for p, t in self.points)
 
 
+# an empirical sample file: one time per line; 16 MiB is about two million samples
+MAX_SAMPLE_FILE_BYTES = 16 * 1024**2
+
+
 def _read_samples(path: str, name: str) -> Empirical:
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"{name}: empirical sample file {path!r} not found")
+    def error(where: str, reason: str) -> ValueError:
+        return ValueError(f"{name}: empirical sample file {where}: {reason}")
+
+    text = limits.read_text(path, MAX_SAMPLE_FILE_BYTES, what="an empirical sample file",
+                            error=error)
     values = []
-    for lineno, line in enumerate(p.read_text().splitlines(), 1):
+    for lineno, line in enumerate(text.splitlines(), 1):
         s = line.split("#", 1)[0].strip().rstrip(",")
         if not s:
             continue
         try:
             values.append(parse_time(s))
         except UnitError:
+            # the file's content is not quoted: it may be any file the user can read
             raise ValueError(
-                f"{path}:{lineno}: expected one time per line, with its unit "
-                f"(e.g. 0.46ms), got {s!r}"
+                f"{name}: empirical sample file {path}:{lineno}: expected one time per line, "
+                "with its unit (e.g. 0.46ms)"
             ) from None
     return Empirical(tuple(values), str(path))
 
@@ -345,7 +363,13 @@ def parse_dist(value: object, name: str = "distribution") -> Distribution:
     if isinstance(value, dict):
         return _from_table(value, name)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return Deterministic(_nonneg(float(value), name))
+        try:
+            return Deterministic(_nonneg(float(value), name))
+        except OverflowError:
+            raise ValueError(f"{name}: a time must be finite and >= 0 (got {value:.3g})") from None
+        except ValueError as exc:
+            msg = str(exc)
+            raise ValueError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     if not isinstance(value, str):
         raise ValueError(f"{name}: expected a distribution such as 'exp:0.46ms' (got {value!r})")
     text = value.strip()

@@ -88,6 +88,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
+from . import limits
 from .dists import Deterministic, Distribution, Exponential, LogNormal, Quantiles
 from .results import Curve, Results
 from .simulate import simulate, sweep
@@ -1742,10 +1743,7 @@ def read_table(path: str | os.PathLike) -> Curve:
     suffixes ``_ms``, ``_us``, ``_s``, ``_pct``, ``_MiBps``, ``_MBps``, ``_KiBps``, ``_bytes``;
     ``threads`` = jobs of depth 1, ``qd`` = one job of that depth) as a :class:`Curve`."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(f"{p}: no such file") from None
+    text = limits.read_text(p, what="a table of measured points")
     rows = list(csv.DictReader(text.splitlines()))
     if not rows:
         raise SpecError(f"{p}: the table has no rows")

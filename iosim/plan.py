@@ -666,6 +666,14 @@ def plan(
     raw = dict(search) if search is not None else default_search(stack, workload, fail)
     if not raw:
         raise SpecError("search needs at least one key with values, e.g. multipath.paths=1,2,4")
+    # the candidate count before any value is converted (a range of 10^8 is never built)
+    sizes = [1 if isinstance(v, str) else len(v) if hasattr(v, "__len__") else 0
+             for v in raw.values()]
+    if math.prod(sizes) > MAX_CANDIDATES:
+        raise SpecError(
+            f"the search has {math.prod(sizes):,} candidates (more than {MAX_CANDIDATES:,}); "
+            "search fewer keys or values"
+        )
     grid: dict[str, list[Any]] = {}
     for key, values in raw.items():
         vals = [values] if isinstance(values, str) else list(values)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor, as_completed
 from typing import Any
 
 import numpy as np
 
+from . import limits
+from .devices.raid import raid_write_penalty
 from .engine import fast as fast_engine
 from .engine.recorder import LogHist, ci95_halfwidth
 from .engine.simpy_engine import Simulation, run_simpy
@@ -53,21 +56,60 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     return min(caps) if caps else math.inf
 
 
-def _check(ios: int, warmup_ios: int, seed: int, engine: str, replications: int) -> None:
-    if isinstance(ios, bool) or not isinstance(ios, (int, np.integer)) or ios < 1:
-        raise SpecError(f"ios must be a whole number >= 1 (got {ios!r})")
-    if (
-        isinstance(warmup_ios, bool)
-        or not isinstance(warmup_ios, (int, np.integer))
-        or warmup_ios < 0
-    ):
-        raise SpecError(f"warmup_ios must be a whole number >= 0 (got {warmup_ios!r})")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise SpecError(f"seed must be a whole number >= 0 (got {seed!r})")
-    if engine not in ENGINES:
-        raise SpecError(f"engine must be one of {', '.join(ENGINES)} (got {engine!r})")
-    if not isinstance(replications, (int, np.integer)) or replications < 1:
-        raise SpecError(f"replications must be a whole number >= 1 (got {replications!r})")
+def _check(ios: Any, warmup_ios: Any, seed: Any, engine: Any, replications: Any
+           ) -> tuple[int, int | None, int, int]:
+    """The run arguments as ints (numpy integers accepted), or one SpecError naming the
+    argument and its range (strings and floats are refused, as are values past
+    :data:`iosim.limits.MAX_COUNT`)."""
+
+    def whole(value: Any, name: str, minimum: int, maximum: int | None = None) -> int:
+        if isinstance(value, (str, float)):  # "20000" or 2e4: say what is expected
+            raise SpecError(
+                f"{name} must be a whole number >= {minimum} (got {limits.shown(value)}: a "
+                f"{type(value).__name__}, not an int)"
+            )
+        try:
+            return limits.int_arg(value, name, minimum, maximum)
+        except limits.LimitError as exc:
+            raise SpecError(str(exc)) from None
+
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise SpecError(f"engine must be one of {', '.join(ENGINES)} (got {limits.shown(engine)})")
+    ios = whole(ios, "ios", 1, MAX_IOS)
+    warm = None if warmup_ios is None else whole(warmup_ios, "warmup_ios", 0, MAX_IOS)
+    seed = whole(seed, "seed", 0, 2**63 - 1)
+    replications = whole(replications, "replications", 1, MAX_REPLICATIONS)
+    return ios, warm, seed, replications
+
+
+MAX_IOS = limits.MAX_IOS
+MAX_REPLICATIONS = limits.MAX_REPLICATIONS
+
+
+def estimate(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
+             replications: int = 1, engine: str = "fast") -> limits.Estimate:
+    """The expected wall time and memory of a run (see :mod:`iosim.limits`): events from
+    the I/Os, the block parts each is split into and the device members a part reaches;
+    memory from the in-flight slots, paths and device units."""
+    cap = stack.block.max_sectors_bytes
+    parts = sum(p * max(1.0, math.ceil(s / cap)) for s, p in workload.sizes)
+    dev = stack.device
+    members = 1.0
+    if getattr(dev, "kind", "") == "raid":  # member I/Os per part: stripe units, + parity
+        part = workload.mean_block_bytes / parts
+        penalty = dev.members if dev.level == "1" else raid_write_penalty(dev.level)
+        writes = 1.0 - workload.read_fraction
+        members = min(float(dev.members),
+                      math.ceil(part / dev.stripe_unit_bytes) * (1.0 + writes * (penalty - 1)))
+    slots = workload.outstanding if not workload.open_loop else 1024
+    return limits.estimate_run(
+        ios=ios, warmup_ios=warmup_ios, replications=replications, engine=engine,
+        parts=parts, slots=slots, paths=stack.multipath.paths, units=float(dev.units),
+        members_per_io=members)
+
+
+def _announce(message: str) -> None:
+    print(f"iosim: {message}", file=sys.stderr, flush=True)
 
 
 def simulate(
@@ -79,22 +121,33 @@ def simulate(
     seed: int = 1,
     engine: str = "auto",
     replications: int = 1,
+    force: bool | None = None,
 ) -> Results:
     """Simulate ``workload`` on ``stack``: ``ios`` measured completions after ``warmup_ios``.
 
     With ``replications`` > 1 the run is repeated with independent streams and the confidence
     half-widths come from the spread between replications; otherwise from batch means.
+
+    A run estimated to take longer than :data:`iosim.limits.MAX_WALL_S` is refused with the
+    estimate unless ``force`` (default: :func:`iosim.limits.forced`); one needing more than
+    half the machine's memory is refused always.
     """
+    return _simulate(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, engine=engine,
+                     replications=replications, force=force, announce=True)
+
+
+def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, force,
+              announce: bool) -> Results:
     workload = workload if workload is not None else Workload()
     if not isinstance(stack, Stack):
         raise SpecError(f"stack must be an iosim.Stack (got {type(stack).__name__})")
     if not isinstance(workload, Workload):
         raise SpecError(f"workload must be an iosim.Workload (got {type(workload).__name__})")
+    ios, warmup_ios, seed, replications = _check(ios, warmup_ios, seed, engine, replications)
     if warmup_ios is None:
         # devices with caches start empty: they say how many I/Os it takes to fill them
         device_warmup = int(getattr(stack.device, "warmup_ios", 0))
         warmup_ios = max(ios // 10, 2 * workload.outstanding, device_warmup)
-    _check(ios, warmup_ios, seed, engine, replications)
     if workload.open_loop:
         cap = open_loop_capacity_iops(stack, workload)
         if workload.rate_iops >= cap:
@@ -109,11 +162,30 @@ def simulate(
             f"engine 'fast' cannot run this stack: {reason}; use engine 'simpy' or 'auto'"
         )
     used = "fast" if reason is None else "simpy"
+    est = estimate(stack, workload, ios=ios, warmup_ios=warmup_ios,
+                   replications=replications, engine=used)
+    try:
+        limits.check_estimate(est, f"this run ({ios:,} I/Os + {warmup_ios:,} warm-up"
+                              + (f", {replications:,} replications)" if replications > 1
+                                 else ")"),
+                              force, _announce if announce else None)
+    except limits.LimitError as exc:
+        raise SpecError(str(exc)) from None
     runner = fast_engine.run_fast_sim if used == "fast" else run_simpy
-    sims = [
-        runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
-        for r in range(replications)
-    ]
+    reps: Iterable[int] = range(replications)
+    bar = None
+    if announce and replications > 1 and est.seconds > limits.ANNOUNCE_WALL_S:
+        from tqdm.auto import tqdm
+
+        reps = bar = tqdm(reps, desc="replications", leave=False, file=sys.stderr)
+    try:
+        sims = [
+            runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
+            for r in reps
+        ]
+    finally:
+        if bar is not None:
+            bar.close()
     res = _combine(sims) if replications > 1 else results_of(sims[0])
     res.engine = used
     res.seed = seed
@@ -181,19 +253,65 @@ def _combine(sims: list[Simulation]) -> Results:
 
 def _grid(vary: Mapping[str, Iterable[Any]]) -> list[dict[str, Any]]:
     keys = list(vary)
+    # the grid's size before anything is expanded: a range of 10^8 values is refused, not built
+    sizes = [1 if isinstance(vary[k], str) else len(vary[k]) if hasattr(vary[k], "__len__")
+             else None for k in keys]
+    if all(n is not None for n in sizes):
+        _limit(limits.check_grid_size, math.prod(sizes))
     values = []
     for k in keys:
         v = list(vary[k]) if not isinstance(vary[k], str) else [vary[k]]
         if not v:
             raise SpecError(f"--vary {k}: needs at least one value")
         values.append(v)
+    _limit(limits.check_grid_size, math.prod(len(v) for v in values))
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def _limit(check, *args, **kw):
+    """Run a :mod:`iosim.limits` check, its LimitError as a SpecError."""
+    try:
+        return check(*args, **kw)
+    except limits.LimitError as exc:
+        raise SpecError(str(exc)) from None
+
+
+def _check_sweep(stack: Stack, workload: Workload, grid: list[dict[str, Any]], kw: dict,
+                 executor: Executor | None, force: bool | None) -> dict:
+    """Validate every point and estimate the whole sweep before any point runs: refused past
+    the memory for its results, or past :data:`iosim.limits.MAX_WALL_S` unless forced; long
+    sweeps say their estimate on stderr. Returns the keywords each point runs with."""
+    ios, warm, _, reps = _check(kw["ios"], kw["warmup_ios"], kw["seed"], kw["engine"],
+                                kw["replications"])
+    # a lower bound first (every point costs at least a start-up and its I/Os on the fast
+    # engine), so a grid far too long is refused before each point is validated
+    least = limits.START_S["fast"] + (ios + (warm or 0)) * reps / limits.IOS_PER_S["fast"]
+    _limit(limits.check_points, len(grid), "the sweep", least, force)
+    total = 0.0
+    for point in grid:
+        s, w = apply_overrides(stack, workload, point)
+        warm_p = warm if warm is not None else max(
+            ios // 10, 2 * w.outstanding, int(getattr(s.device, "warmup_ios", 0)))
+        engine = kw["engine"]
+        if engine == "auto":
+            engine = "fast" if fast_engine.supports(s, w) is None else "simpy"
+        est = estimate(s, w, ios=ios, warmup_ios=warm_p, replications=reps, engine=engine)
+        _limit(limits.check_estimate, est, f"the sweep point {point}", force)
+        total += est.seconds
+    workers = max(1, int(getattr(executor, "_max_workers", 1) or 1)) if executor else 1
+    seconds = _limit(limits.check_points, len(grid), "the sweep", total / len(grid), force,
+                     workers)
+    if seconds > limits.ANNOUNCE_WALL_S:
+        points = f"{len(grid):,} point{'s' if len(grid) != 1 else ''}"
+        _announce(f"the sweep of {points}: estimated {limits.fmt_duration(seconds)}"
+                  + (f" on {workers} workers" if workers > 1 else ""))
+    return {**kw, "force": True}
 
 
 def _point(args) -> Results:
     stack, workload, point, kw = args
     s, w = apply_overrides(stack, workload, point)
-    r = simulate(s, w, **kw)
+    r = _simulate(s, w, **kw, announce=False)
     r.params.update(point)
     return r
 
@@ -236,17 +354,18 @@ def sweep(
     replications: int = 1,
     progress: bool = True,
     executor: Executor | None = None,
+    force: bool | None = None,
 ) -> Curve:
     """Simulate every combination of the dotted keys in ``vary`` (same seed at every point, so
     differences between points are not noise). Runs on ``executor`` if given (any
     ``concurrent.futures.Executor``, e.g. a dask ``Client.get_executor()``); the results are the
-    same as a serial run."""
+    same as a serial run. A sweep estimated past :data:`iosim.limits.MAX_WALL_S` needs
+    ``force`` (see :func:`simulate`)."""
     workload = workload if workload is not None else Workload()
     grid = _grid(vary or {})
-    # validate every point before spending time on any
-    for point in grid:
-        apply_overrides(stack, workload, point)
     kw = dict(ios=ios, warmup_ios=warmup_ios, seed=seed, engine=engine, replications=replications)
+    # validate and estimate every point before spending time on any
+    kw = _check_sweep(stack, workload, grid, kw, executor, force)
     jobs = [(stack, workload, point, kw) for point in grid]
     bar = None
     if progress:

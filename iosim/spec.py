@@ -14,6 +14,7 @@ import dataclasses
 import math
 from typing import Any, ClassVar
 
+from . import limits
 from .dists import Distribution, parse_dist
 from .units import UnitError, parse_count, parse_rate, parse_rpm, parse_size, parse_time
 
@@ -37,17 +38,23 @@ def fld(default: Any, kind: str, **extra: Any) -> Any:
     return dataclasses.field(default=default, metadata=meta)
 
 
+_shown = limits.shown
+
+
 def _num(value: Any, name: str) -> float:
     if isinstance(value, bool):
-        raise SpecError(f"{name} must be a number (got {value!r})")
+        raise SpecError(f"{name} must be a number (got {_shown(value)})")
     if isinstance(value, (int, float)):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int past float's range
+            return math.inf if value > 0 else -math.inf
     if isinstance(value, str):
         try:
             return float(value.strip())
         except ValueError:
             pass
-    raise SpecError(f"{name} must be a number (got {value!r})")
+    raise SpecError(f"{name} must be a number (got {_shown(value)})")
 
 
 def convert(kind: str, value: Any, name: str, choices: tuple = ()) -> Any:
@@ -58,14 +65,19 @@ def convert(kind: str, value: Any, name: str, choices: tuple = ()) -> Any:
                 value = parse_count(value, name)
             x = _num(value, name)
             if not math.isfinite(x) or x != int(x):
-                raise SpecError(f"{name} must be a whole number (got {value!r})")
+                raise SpecError(f"{name} must be a whole number (got {_shown(value)})")
+            limits.check_count(x, name)
             return int(x)
         if kind in ("float", "fraction"):
             return _num(value, name)
         if kind == "size":
-            return parse_size(value, name)
+            x = parse_size(value, name)
+            limits.check_size(x, name)
+            return x
         if kind == "time":
-            return parse_time(value, name)
+            x = parse_time(value, name)
+            limits.check_time(x, name)
+            return x
         if kind == "rate":
             return parse_rate(value, name)
         if kind == "count":
@@ -79,12 +91,13 @@ def convert(kind: str, value: Any, name: str, choices: tuple = ()) -> Any:
                 return value
             if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
                 return value.lower() in ("true", "1")
-            raise SpecError(f"{name} must be true or false (got {value!r})")
+            raise SpecError(f"{name} must be true or false (got {_shown(value)})")
         if kind in ("str", "choice"):
             if not isinstance(value, str):
-                raise SpecError(f"{name} must be a string (got {value!r})")
+                raise SpecError(f"{name} must be a string (got {_shown(value)})")
             if choices and value not in choices:
-                raise SpecError(f"{name} must be one of {', '.join(choices)} (got {value!r})")
+                allowed = ", ".join(choices)
+                raise SpecError(f"{name} must be one of {allowed} (got {_shown(value)})")
             return value
     except UnitError as exc:
         raise SpecError(str(exc)) from None
@@ -92,6 +105,8 @@ def convert(kind: str, value: Any, name: str, choices: tuple = ()) -> Any:
         raise
     except ValueError as exc:
         raise SpecError(str(exc)) from None
+    except OverflowError:  # an int past float's range, given in Python
+        raise SpecError(f"{name}: the number is too large (got {_shown(value)})") from None
     return value  # "any": left to the spec's own __post_init__
 
 
@@ -134,7 +149,8 @@ class Spec:
 
     def require(self, ok: bool, fname: str, allowed: str) -> None:
         if not ok:
-            raise SpecError(f"{self._key(fname)} must be {allowed} (got {getattr(self, fname)!r})")
+            got = _shown(getattr(self, fname))
+            raise SpecError(f"{self._key(fname)} must be {allowed} (got {got})")
 
     def with_(self, **changes: Any):
         """A validated copy with some fields changed: ``workload.with_(numjobs=8)``."""
@@ -145,7 +161,7 @@ class Spec:
     def from_dict(cls, table: dict, where: str = ""):
         """Build from a TOML-like table, rejecting keys the schema does not have."""
         if not isinstance(table, dict):
-            raise SpecError(f"{where}{cls.section}: expected a table (got {table!r})")
+            raise SpecError(f"{where}{cls.section}: expected a table (got {_shown(table)})")
         names = {f.name for f in dataclasses.fields(cls) if f.init}
         unknown = sorted(set(table) - names)
         if unknown:

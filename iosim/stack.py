@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from . import limits
 from .devices import DEVICE_KINDS, GenericDevice, device_from_dict
 from .dists import Deterministic, Distribution
 from .spec import Spec, SpecError, fld
@@ -44,6 +45,8 @@ __all__ = [
 ]
 
 POLICIES = ("round-robin", "queue-length", "service-time")
+# device.member.member...: a RAID 10 over RAID 0 sets of disks is 3 levels
+MAX_DEVICE_NESTING = 4
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -186,7 +189,15 @@ class Stack:
             if not isinstance(getattr(self, key), cls):
                 raise SpecError(f"{key} must be a {cls.__name__} (got {getattr(self, key)!r})")
         if type(self.device) not in DEVICE_KINDS.values():
-            raise SpecError(f"device must be a device spec (got {self.device!r})")
+            raise SpecError(f"device must be a device spec (got {limits.shown(self.device)})")
+        chain, dev = 0, self.device
+        while dev is not None and chain <= MAX_DEVICE_NESTING:
+            chain, dev = chain + 1, getattr(dev, "member", None)
+        if chain > MAX_DEVICE_NESTING:
+            raise SpecError(
+                f"device: members nested more than {MAX_DEVICE_NESTING} levels deep "
+                "(a RAID of RAIDs of disks is 3)"
+            )
 
     @property
     def effective_queue_depth(self) -> int:
@@ -240,13 +251,19 @@ class Stack:
 def load_toml(path: str | Path) -> tuple[Stack, Workload | None]:
     """Read a stack file; a ``[workload]`` table, if present, is returned too."""
     p = Path(path)
+    text = limits.read_text(p, MAX_STACK_FILE_BYTES, what="a stack file", error=_file_error)
+    # tomllib recurses once per nesting level: refuse deep nesting before parsing (the scan
+    # over-counts brackets inside strings, never under-counts)
+    if limits.nesting_depth_of_text(text) > limits.MAX_DEPTH:
+        raise SpecError(f"{p}: nested more than {limits.MAX_DEPTH} levels deep")
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SpecError(f"{p}: no such file") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{p}: not valid TOML ({exc})") from None
+    except RecursionError:  # pragma: no cover - the depth scan above comes first
+        raise SpecError(f"{p}: nested too deeply to read") from None
     where = f"{p}: "
+    _check_table_depth(data, where)
     _refuse_bare_times(data, where)
     stack = Stack.from_dict(data, where)
     wl = Workload.from_dict(data["workload"], where) if "workload" in data else None
@@ -287,6 +304,30 @@ def _refuse_bare_times(table: dict, where: str, prefix: str = "") -> None:
                 f"{where}{dotted} = {value!r}: a time needs a unit: "
                 f'"{value!r}ms" or "{value!r}s"?'
             )
+
+
+# a stack file is a few kB; a generous cap still refuses a 500 MB file before reading it
+MAX_STACK_FILE_BYTES = 4 * 1024**2
+
+
+def _file_error(where: str, reason: str) -> SpecError:
+    return SpecError(f"{where}: {reason}")
+
+
+def _check_table_depth(data: Any, where: str) -> None:
+    try:
+        limits.check_depth(data, where.rstrip(": "))
+    except limits.LimitError as exc:
+        raise SpecError(str(exc)) from None
+    chain, dev = 0, data.get("device") if isinstance(data, dict) else None
+    while isinstance(dev, dict):  # a RAID whose members are RAIDs whose members are ...
+        chain += 1
+        dev = dev.get("member")
+    if chain > MAX_DEVICE_NESTING:
+        raise SpecError(
+            f"{where}device: members nested {chain} levels deep; at most {MAX_DEVICE_NESTING} "
+            "(a RAID of RAIDs of disks is 3)"
+        )
 
 
 def _toml_value(v: Any) -> str:
@@ -348,7 +389,13 @@ def apply_overrides(
     sd = stack.to_dict()
     wd = workload.to_dict() if workload is not None else None
     for key, value in overrides.items():
+        if not isinstance(key, str):
+            raise SpecError(f"override keys must be strings (got {limits.shown(key)})")
         parts = key.split(".")
+        if len(parts) > MAX_DEVICE_NESTING + 3:  # device.member.member....failures.x
+            raise SpecError(
+                f"unknown key {limits.shown(key)}: more than {MAX_DEVICE_NESTING + 3} dotted parts"
+            )
         if parts[0] == "workload":
             if wd is None:
                 wd = Workload().to_dict()

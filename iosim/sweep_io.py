@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import math
 import sys
@@ -21,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from . import limits
 from .spec import SpecError
 from .stack import Stack, apply_overrides
 from .workload import Workload
@@ -205,21 +207,26 @@ def read(path: str | Path) -> list[dict] | dict:
     import pandas as pd
 
     p = Path(path)
-    if not p.is_file():
-        raise SpecError(f"{p}: no such file")
     suffix = p.suffix.lower()
     if suffix in (".parquet", ".pq"):
+        limits.read_bytes(p, what="a sweep", error=_input_error, head=0)  # regular, capped
         if _parquet_engine() is None:
             raise SpecError(f"{p}: reading Parquet needs pyarrow: pip install pyarrow")
         df = pd.read_parquet(p)
         return _frame_rows(df)
-    text = p.read_text(encoding="utf-8")
+    text = limits.read_text(p, what="a sweep or fit", error=_input_error)
     stripped = text.lstrip()
     if suffix == ".json" or stripped.startswith(("[", "{")):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SpecError(f"{p}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        except RecursionError:
+            raise SpecError(f"{p}: nested too deeply to read as a sweep or fit") from None
+        try:
+            limits.check_depth(data, str(p))
+        except limits.LimitError as exc:
+            raise SpecError(str(exc)) from None
         if isinstance(data, dict) or (
             isinstance(data, list) and all(isinstance(r, dict) for r in data)
         ):
@@ -228,11 +235,15 @@ def read(path: str | Path) -> list[dict] | dict:
     first = stripped.splitlines()[0] if stripped else ""
     if suffix == ".csv" or "," in first:
         try:
-            df = pd.read_csv(p)
+            df = pd.read_csv(io.StringIO(text))
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise SpecError(f"{p}: not a readable CSV file ({exc})") from None
         return _frame_rows(df)
     raise SpecError(f"{p}: expected a sweep as .json, .csv or .parquet, or a fit as .json")
+
+
+def _input_error(where: str, reason: str) -> SpecError:
+    return SpecError(f"{where}: {reason}")
 
 
 def _frame_rows(df: pd.DataFrame) -> list[dict]:

@@ -13,12 +13,34 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from . import limits
 from .spec import Spec, SpecError, fld
 from .units import UnitError, parse_size
 
 __all__ = ["Workload", "RW_MODES"]
 
 RW_MODES = ("randread", "randwrite", "randrw", "read", "write", "rw", "readwrite")
+
+
+# fio accepts up to 64 bssplit entries per direction
+MAX_BSSPLIT = 64
+
+
+def _weight(text, name: str) -> float:
+    """A bssplit weight: a finite percentage from 0 to 100 (0 = share what the others leave)."""
+    if isinstance(text, bool):
+        raise SpecError(f"{name}: a weight must be a percentage from 0 to 100 (got {text!r})")
+    try:
+        w = float(text.strip() if isinstance(text, str) else text)
+    except (TypeError, ValueError, OverflowError):
+        raise SpecError(
+            f"{name}: a weight must be a percentage from 0 to 100 (got {limits.shown(text)})"
+        ) from None
+    if not (math.isfinite(w) and 0 <= w <= 100):
+        raise SpecError(
+            f"{name}: a weight must be a percentage from 0 to 100 (got {limits.shown(text)})"
+        )
+    return w
 
 
 def _parse_bssplit(value, name: str) -> tuple[tuple[float, float], ...]:
@@ -29,20 +51,26 @@ def _parse_bssplit(value, name: str) -> tuple[tuple[float, float], ...]:
         raise SpecError(
             f"{name} must look like '4k/50:64k/50' or [[4096, 50], [65536, 50]] (got {value!r})"
         )
+    shape = f"{name} must look like '4k/50:64k/50' or [[4096, 50], [65536, 50]]"
     items = []
     try:
         if isinstance(value, str):
-            for part in value.split(":"):
+            parts = value.split(":")
+            if len(parts) > MAX_BSSPLIT:
+                raise SpecError(f"{name} has {len(parts)} entries; at most {MAX_BSSPLIT}")
+            for part in parts:
                 size, _, weight = part.partition("/")
-                items.append((parse_size(size, name), float(weight) if weight else 0.0))
+                items.append((parse_size(size, name), _weight(weight, name) if weight else 0.0))
         else:
+            if len(value) > MAX_BSSPLIT:
+                raise SpecError(f"{name} has {len(value)} entries; at most {MAX_BSSPLIT}")
             for pair in value:
                 size, weight = pair
-                items.append((parse_size(size, name), float(weight)))
-    except (UnitError, ValueError, TypeError):
-        raise SpecError(
-            f"{name} must look like '4k/50:64k/50' or [[4096, 50], [65536, 50]] (got {value!r})"
-        ) from None
+                items.append((parse_size(size, name), _weight(weight, name)))
+    except SpecError:
+        raise
+    except (UnitError, ValueError, TypeError, OverflowError):
+        raise SpecError(f"{shape} (got {limits.shown(value)})") from None
     # fio: entries without a weight share what the others leave of 100
     given = sum(w for _, w in items)
     blanks = [i for i, (_, w) in enumerate(items) if w == 0]

@@ -150,17 +150,7 @@ def _sniff(head: str) -> str | None:
 def detect_format(path: str | os.PathLike) -> str | None:
     """The format name :func:`read` would use for ``path``, or None when nothing fits."""
     p = Path(path)
-    size = p.stat().st_size
-    limit = _common.MAX_BYTES
-    if size > limit:
-        raise TraceFormatError(
-            p,
-            None,
-            f"file is {size / 1024**2:.0f} MiB, more than the {limit / 1024**2:.0f} "
-            "MiB a trace parser reads",
-        )
-    with open(p, "rb") as fh:
-        data = fh.read(_SNIFF_BYTES)
+    data = _common.read_bytes(p, head=_SNIFF_BYTES)
     head = decode(data, p)
     fmt = _sniff(head)
     if fmt is None:

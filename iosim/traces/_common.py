@@ -12,10 +12,10 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from .. import limits
 from .errors import TraceFormatError
 
 MAX_BYTES = 256 * 1024**2  # refuse bigger files: every format here is a few MB at most
@@ -33,22 +33,20 @@ PCT_FIELDS = {
 }
 
 
-def read_bytes(path: str | os.PathLike, max_bytes: int | None = None) -> bytes:
-    """The file's bytes, refusing (before reading) anything larger than ``max_bytes``
-    (default :data:`MAX_BYTES`)."""
+def read_bytes(path: str | os.PathLike, max_bytes: int | None = None,
+               head: int | None = None) -> bytes:
+    """The file's bytes (only the first ``head`` if given), refusing before reading anything
+    larger than ``max_bytes`` (default :data:`MAX_BYTES`), anything that is not a regular file
+    (a FIFO would block forever) and symlink loops, each as a :class:`TraceFormatError`."""
     if max_bytes is None:
         max_bytes = MAX_BYTES
-    p = Path(path)
-    size = p.stat().st_size  # FileNotFoundError is clear enough on its own
-    if size > max_bytes:
-        raise TraceFormatError(
-            p,
-            None,
-            f"file is {size / 1024**2:.0f} MiB, more than the {max_bytes / 1024**2:.0f} "
-            "MiB a trace parser reads; split or summarise it first",
-        )
-    with open(p, "rb") as fh:
-        return fh.read(max_bytes + 1)
+
+    def error(where: str, reason: str) -> TraceFormatError:
+        if reason.startswith("file is "):
+            reason += "; split or summarise it first"
+        return TraceFormatError(where, None, reason)
+
+    return limits.read_bytes(path, max_bytes, what="a trace", error=error, head=head)
 
 
 def decode(data: bytes, path: str | os.PathLike) -> str:
@@ -82,14 +80,17 @@ def line_at(text: str, offset: int) -> int:
     return text.count("\n", 0, max(0, offset)) + 1
 
 
-def num(value: str, path, line: int | None, what: str) -> float:
-    """A float, or TraceFormatError naming the field."""
+def num(value: str, path, line: int | None, what: str, nonneg: bool = False) -> float:
+    """A float, or TraceFormatError naming the field; ``nonneg``: a count, rate or time, which
+    no tool writes negative."""
     try:
         x = float(value)
     except (TypeError, ValueError):
         raise TraceFormatError(path, line, f"{what}: expected a number, got {value!r}") from None
     if not math.isfinite(x):
         raise TraceFormatError(path, line, f"{what}: expected a finite number, got {value!r}")
+    if nonneg and x < 0:
+        raise TraceFormatError(path, line, f"{what}: expected a number >= 0, got {value!r}")
     return x
 
 

@@ -24,6 +24,7 @@ Conventions, whatever the fio version:
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -380,7 +381,10 @@ def _jnum(d: dict, key: str, path, line, where: str, default=None) -> float | No
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise TraceFormatError(path, line, f"{where}.{key}: expected a number, got {v!r}")
-    return num(v, path, line, f"{where}.{key}")
+    x = num(v, path, line, f"{where}.{key}")
+    if x < 0:  # counts, rates, times: fio never writes a negative one
+        raise TraceFormatError(path, line, f"{where}.{key}: expected a number >= 0, got {v!r}")
+    return x
 
 
 def _jpcts(obj, scale: float, path, line, where) -> dict[float, float]:
@@ -399,6 +403,10 @@ def _jpcts(obj, scale: float, path, line, where) -> dict[float, float]:
             ) from None
         if p <= 0 or p > 100:  # fio pads unused slots with "0.00": 0
             continue
+        if not (math.isfinite(x) and x >= 0):
+            raise TraceFormatError(
+                path, line, f"{where}: percentile {k!r}: expected a time >= 0, got {v!r}"
+            )
         out[p] = x * scale
     return out
 
@@ -458,83 +466,129 @@ def read_fio_json(path: str | os.PathLike, merge: str = "job") -> Curve:
     docs = _json_documents(text, path)
     source = Path(path).name
     points: list[Results] = []
-    for rep, (line, doc) in enumerate(docs):
-        jobs = doc.get("jobs")
-        if not isinstance(jobs, list):
-            raise TraceFormatError(path, line, 'expected fio JSON with a "jobs" list')
-        version = doc.get("fio version")
-        gopts = doc.get("global options") or {}
-        if not isinstance(gopts, dict):
-            raise TraceFormatError(path, line, '"global options": expected an object')
-        entries = []
-        max_rt = 0.0
-        for j, job in enumerate(jobs):
-            where = f"jobs[{j}]"
-            if not isinstance(job, dict):
-                raise TraceFormatError(path, line, f"{where}: expected an object")
-            jopts = job.get("job options") or {}
-            if not isinstance(jopts, dict):
-                raise TraceFormatError(path, line, f'{where}."job options": expected an object')
-            dirs = {}
-            for name in _DIRS:
-                if name in job:
-                    dirs[name] = _json_dir(name, job[name], path, line, f"{where}.{name}")
-            if not dirs:
-                raise TraceFormatError(
-                    path, line, f'{where}: expected "read"/"write" sections in a fio job'
-                )
-            for dstat in dirs.values():
-                max_rt = max(max_rt, dstat.runtime_s or 0.0)
-            counters = {f"{k}_ios": int(v.ios) for k, v in dirs.items() if v.ios is not None}
-            sync = job.get("sync")
-            if isinstance(sync, dict) and sync.get("total_ios"):
-                counters["sync_ios"] = int(sync["total_ios"])
-            extra = {}
-            err = job.get("error")
-            if err:
-                counters["errors"] = 1
-                extra["error"] = err
-            qd: dict = {}
-            if isinstance(job.get("iodepth_level"), dict):
-                qd = _qd_fraction(job["iodepth_level"], extra)
-            name = str(job.get("jobname", f"job{j}"))
-            try:
-                gid = int(job.get("groupid", 0))
-            except (TypeError, ValueError):
-                raise TraceFormatError(
-                    path, line, f"{where}.groupid: expected an integer, got {job['groupid']!r}"
-                ) from None
-            entries.append(
-                _Entry(
-                    name=name,
-                    groupid=gid,
-                    report=rep,
-                    dirs=dirs,
-                    options={**gopts, **jopts},
-                    qd_dist=qd,
-                    counters=counters,
-                    extra=extra,
-                    line=line,
-                )
-            )
-        if not entries:
-            raise TraceFormatError(path, line, 'fio JSON "jobs" list is empty')
-        devs = doc.get("disk_util")
-        disk = None
-        if isinstance(devs, list) and devs and all(isinstance(x, dict) for x in devs):
-            disk = _disk_summary(devs, max_rt or None)
-        pts = _entries_to_results(entries, merge, source, version, disk)
-        if isinstance(devs, list) and devs:
-            for p in pts:
-                p.extra["disk_util"] = devs
-        if len(docs) == 1:
-            for p in pts:
-                p.params.pop("report", None)
-        else:
-            for p in pts:
-                p.params["report"] = rep
-        points.extend(pts)
+    try:
+        for rep, (line, doc) in enumerate(docs):
+            points.extend(_json_report(rep, line, doc, len(docs), path, merge, source))
+    except TraceFormatError as exc:
+        # the readers below know the document's first line; point at the field instead
+        exact = _locate(text, exc.line, exc.reason) if exc.line is not None else None
+        if exact is None:
+            raise
+        raise TraceFormatError(exc.path, exact, exc.reason) from None
     return Curve(points, label=source)
+
+
+_KEY_PATH = re.compile(r"^(jobs\[(\d+)\](?:\.[\w\"]+(?:\[\d+\])?)*)")
+
+
+def _locate(text: str, doc_line: int, reason: str) -> int | None:
+    """The line of the field a message names (``jobs[1].read.iops: ...``), found by walking
+    the keys in order from the document's first line: a job object is found by its
+    ``"jobname"``; None when the walk fails."""
+    m = _KEY_PATH.match(reason)
+    if not m:
+        return None
+    pos = 0
+    for _ in range(doc_line - 1):
+        pos = text.find("\n", pos) + 1
+        if pos == 0:
+            return None
+    pos = text.find('"jobs"', pos)
+    if pos < 0:
+        return None
+    for _ in range(int(m.group(2)) + 1):
+        pos = text.find('"jobname"', pos + 1)
+        if pos < 0:
+            return None
+    for key in m.group(1).split(".")[1:]:
+        key = key.split("[")[0].strip('"')
+        nxt = text.find(f'"{key}"', pos)
+        if nxt < 0:
+            return None
+        pos = nxt
+    return line_at(text, pos)
+
+
+def _json_report(rep: int, line: int, doc: dict, ndocs: int, path, merge: str,
+                 source: str) -> list[Results]:
+    """One fio JSON document's points."""
+    points: list[Results] = []
+    jobs = doc.get("jobs")
+    if not isinstance(jobs, list):
+        raise TraceFormatError(path, line, 'expected fio JSON with a "jobs" list')
+    version = doc.get("fio version")
+    gopts = doc.get("global options") or {}
+    if not isinstance(gopts, dict):
+        raise TraceFormatError(path, line, '"global options": expected an object')
+    entries = []
+    max_rt = 0.0
+    for j, job in enumerate(jobs):
+        where = f"jobs[{j}]"
+        if not isinstance(job, dict):
+            raise TraceFormatError(path, line, f"{where}: expected an object")
+        jopts = job.get("job options") or {}
+        if not isinstance(jopts, dict):
+            raise TraceFormatError(path, line, f'{where}."job options": expected an object')
+        dirs = {}
+        for name in _DIRS:
+            if name in job:
+                dirs[name] = _json_dir(name, job[name], path, line, f"{where}.{name}")
+        if not dirs:
+            raise TraceFormatError(
+                path, line, f'{where}: expected "read"/"write" sections in a fio job'
+            )
+        for dstat in dirs.values():
+            max_rt = max(max_rt, dstat.runtime_s or 0.0)
+        counters = {f"{k}_ios": int(v.ios) for k, v in dirs.items() if v.ios is not None}
+        sync = job.get("sync")
+        if isinstance(sync, dict) and sync.get("total_ios"):
+            counters["sync_ios"] = int(sync["total_ios"])
+        extra = {}
+        err = job.get("error")
+        if err:
+            counters["errors"] = 1
+            extra["error"] = err
+        qd: dict = {}
+        if isinstance(job.get("iodepth_level"), dict):
+            qd = _qd_fraction(job["iodepth_level"], extra)
+        name = str(job.get("jobname", f"job{j}"))
+        try:
+            gid = int(job.get("groupid", 0))
+        except (TypeError, ValueError):
+            raise TraceFormatError(
+                path, line, f"{where}.groupid: expected an integer, got {job['groupid']!r}"
+            ) from None
+        entries.append(
+            _Entry(
+                name=name,
+                groupid=gid,
+                report=rep,
+                dirs=dirs,
+                options={**gopts, **jopts},
+                qd_dist=qd,
+                counters=counters,
+                extra=extra,
+                line=line,
+            )
+        )
+    if not entries:
+        raise TraceFormatError(path, line, 'fio JSON "jobs" list is empty')
+    devs = doc.get("disk_util")
+    disk = None
+    if isinstance(devs, list) and devs and all(isinstance(x, dict) for x in devs):
+        disk = _disk_summary(devs, max_rt or None)
+    pts = _entries_to_results(entries, merge, source, version, disk)
+    if isinstance(devs, list) and devs:
+        for p in pts:
+            p.extra["disk_util"] = devs
+    if ndocs == 1:
+        for p in pts:
+            p.params.pop("report", None)
+    else:
+        for p in pts:
+            p.params["report"] = rep
+    points.extend(pts)
+    return points
 
 
 # ------------------------------------------------------------------------------------------
@@ -898,7 +952,7 @@ def _terse_dir(name: str, f: list[str], off: int, path, line) -> tuple[DirStats,
                 path, line, f"{name} clat percentile (field {off + k + 1}): got {item!r}"
             ) from None
         if pf > 0:
-            s.clat_pcts[pf] = num(v, path, line, f"{name} clat percentile") * 1e-6
+            s.clat_pcts[pf] = num(v, path, line, f"{name} clat percentile", nonneg=True) * 1e-6
     s.lat_max_s = g(33, "lat max") * 1e-6
     s.lat_mean_s = g(34, "lat mean") * 1e-6
     if s.runtime_s and s.iops:
@@ -942,7 +996,7 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
         extra: dict = {}
         qd_raw = {}
         for lab, val in zip(("1", "2", "4", "8", "16", "32", ">=64"), f[92:99], strict=True):
-            qd_raw[lab] = num(val.rstrip("%"), path, i, f"IO depth {lab}")
+            qd_raw[lab] = num(val.rstrip("%"), path, i, f"IO depth {lab}", nonneg=True)
         qd = _qd_fraction(qd_raw, extra)
         err = f[4].strip()
         counters = {f"{k}_ios": int(v.ios) for k, v in dirs.items() if v.ios is not None}
@@ -962,10 +1016,10 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
             d = f[_TERSE_BASE : _TERSE_BASE + 9]
             disks[gid] = {
                 "name": d[0],
-                "read_ios": num(d[1], path, i, "disk read ios"),
-                "write_ios": num(d[2], path, i, "disk write ios"),
-                "in_queue": num(d[7], path, i, "disk in_queue"),
-                "util": num(d[8].rstrip("%"), path, i, "disk util"),
+                "read_ios": num(d[1], path, i, "disk read ios", nonneg=True),
+                "write_ios": num(d[2], path, i, "disk write ios", nonneg=True),
+                "in_queue": num(d[7], path, i, "disk in_queue", nonneg=True),
+                "util": num(d[8].rstrip("%"), path, i, "disk util", nonneg=True),
             }
         entries.append(
             _Entry(

@@ -20,6 +20,7 @@ NaT when the format is unknown), ``device``, ``r_iops``, ``w_iops``, ``d_iops``,
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from datetime import datetime
@@ -247,7 +248,7 @@ def _read_text(text: str, path) -> tuple[list[dict], dict]:
         for tok, h in zip(toks[1:], header, strict=True):
             if h is None:
                 continue
-            row[h[0]] = num(tok.replace(",", "."), path, i, h[0]) * h[1]
+            row[h[0]] = num(tok.replace(",", "."), path, i, h[0], nonneg=True) * h[1]
         rows.append(row)
     return rows, attrs
 
@@ -312,11 +313,12 @@ def _read_json(text: str, path) -> tuple[list[dict], dict]:
                     spec = _COLS.get(key.lower())
                     if spec is None:
                         continue
-                    if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    if (isinstance(v, bool) or not isinstance(v, (int, float))
+                            or not (math.isfinite(v) and v >= 0)):
                         raise TraceFormatError(
                             path,
                             None,
-                            f"disk {row['device']!r} {key}: expected a number, got {v!r}",
+                            f"disk {row['device']!r} {key}: expected a number >= 0, got {v!r}",
                         )
                     row[spec[0]] = float(v) * spec[1]
                 rows.append(row)

@@ -120,7 +120,7 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
                 if block is None or block.get("style") != "1.0" or m.group(1) in block:
                     finish()
                     block = {"line": i, "style": "1.0"}
-                block[m.group(1)] = num(m.group(2), path, i, f"{m.group(1)}/s")
+                block[m.group(1)] = num(m.group(2), path, i, f"{m.group(1)}/s", nonneg=True)
                 continue
             if block is None:
                 continue
@@ -129,15 +129,15 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
                 unit = _MB.get(m.group(2).lower())
                 if unit is None:
                     raise TraceFormatError(path, i, f"unknown throughput unit {m.group(2)!r}")
-                block["bw_Bps"] = num(m.group(1), path, i, "throughput") * unit
+                block["bw_Bps"] = num(m.group(1), path, i, "throughput", nonneg=True) * unit
                 continue
             m = _RE_TPUT.match(line)
             if m:
-                block[f"{m.group(1)}_MiBps"] = num(m.group(2), path, i, "throughput")
+                block[f"{m.group(1)}_MiBps"] = num(m.group(2), path, i, "throughput", nonneg=True)
                 continue
             m = _RE_TOTAL_TIME.match(line)
             if m:
-                block["time_s"] = num(m.group(1), path, i, "total time")
+                block["time_s"] = num(m.group(1), path, i, "total time", nonneg=True)
                 continue
             m = _RE_EVENTS.match(line)
             if m:
@@ -149,7 +149,7 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
             m = _RE_STAT.match(line)
             if m and in_latency:
                 key = "p95" if "95" in m.group(1) else m.group(1)
-                lat_ms[key] = num(m.group(2), path, i, f"latency {key}")
+                lat_ms[key] = num(m.group(2), path, i, f"latency {key}", nonneg=True)
                 continue
             if line.startswith("Threads fairness"):
                 in_latency = False

@@ -143,7 +143,7 @@ def _row_values(nums: str, path, line) -> list[float | None]:
         if tok.lower() in ("n/a", "-"):
             out.append(None)
         else:
-            out.append(num(tok, path, line, "vdbench column"))
+            out.append(num(tok, path, line, "vdbench column", nonneg=True))
     return out
 
 
@@ -454,10 +454,10 @@ def _read_histogram(path, lines: list[str], source: str) -> Curve:
             continue
         m = row_re.match(line)
         if m and current is not None and table == "reads and writes":
-            lo = num(m.group(1), path, i, "bucket min")
+            lo = num(m.group(1), path, i, "bucket min", nonneg=True)
             hi_s = m.group(2)
-            hi = None if hi_s == "max" else num(hi_s, path, i, "bucket max")
-            cnt = num(m.group(3).replace(",", ""), path, i, "bucket count")
+            hi = None if hi_s == "max" else num(hi_s, path, i, "bucket max", nonneg=True)
+            cnt = num(m.group(3).replace(",", ""), path, i, "bucket count", nonneg=True)
             current["buckets"].append((lo, hi, cnt))
     points = []
     for run in runs:
