@@ -795,12 +795,10 @@ def cmd_plan(args) -> int:
 
 
 def _existing_file(path: str) -> Path:
-    p = Path(path)
-    if not p.exists():
-        raise SpecError(f"{path}: no such file")
-    if p.is_dir():
-        raise SpecError(f"{path}: is a directory, not a file")
-    return p
+    """The path of a regular file, or one line saying what it is instead (missing, a
+    directory, a FIFO, a symbolic link loop ...)."""
+    limits.check_regular_file(path, lambda where, reason: SpecError(f"{where}: {reason}"))
+    return Path(path)
 
 
 def _check_report_source(path: str) -> None:

@@ -266,7 +266,11 @@ def _default_error(path: str, reason: str) -> Exception:
     return LimitError(f"{path}: {reason}")
 
 
-def _stat_regular(path: str, error: Callable[[str, str], Exception]) -> os.stat_result:
+def check_regular_file(
+    path: str, error: Callable[[str, str], Exception] = _default_error
+) -> os.stat_result:
+    """The file's stat, or ``error(path, reason)`` naming what it is instead of a regular
+    file (missing, a directory, a FIFO, a socket, a symbolic link loop ...)."""
     try:
         st = os.stat(path)
     except OSError as exc:
@@ -301,7 +305,7 @@ def read_bytes(path: str | os.PathLike, max_bytes: int | None = None, *, what: s
     if "\x00" in p:
         raise err(p.replace("\x00", "\\0"), "a file name cannot contain NUL")
     cap = MAX_INPUT_BYTES if max_bytes is None else max_bytes
-    st = _stat_regular(p, err)
+    st = check_regular_file(p, err)
     if st.st_size > cap:
         raise err(
             p,

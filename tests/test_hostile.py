@@ -6,10 +6,11 @@ engines out, so whatever passes every check ends in ``_Ran`` instead of a run.""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import string
-import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -33,6 +34,9 @@ from iosim.stack import (
 from iosim.units import UnitError
 from iosim.workload import Workload
 
+MEASURED_QD1 = (
+    Path(__file__).resolve().parents[1] / "data" / "measured_kvm_virtio" / "randread-4k-qd1.json"
+)
 DOCUMENTED = (SpecError, UnitError, limits.LimitError, traces.TraceFormatError)
 
 
@@ -45,7 +49,7 @@ def no_engines(monkeypatch):
     def refuse(*args, **kwargs):
         raise _Ran()
 
-    module = sys.modules["iosim.simulate"]
+    module = importlib.import_module("iosim.simulate")  # iosim loads it lazily
     monkeypatch.setattr(module.fast_engine, "run_fast_sim", refuse)
     monkeypatch.setattr(module, "run_simpy", refuse)
 
@@ -134,7 +138,8 @@ def test_the_python_api_says_spec_error_for_a_string_ios(no_engines):
         (["sweep", "--vary", "workload.numjobs=1,10000000"], "the sweep point"),
         (["plan", "--iops", "100k", "--latency", "2ms", "--search",
           "multipath.paths=1..100000000"], "100,000,000 values"),
-        (["fit", "a.json", "--model", "generic", "--ios", "1e12"], "each verifying simulation"),
+        (["fit", str(MEASURED_QD1), "--model", "generic", "--ios", "1e12"],
+         "each verifying simulation"),
         (["sweep", "--vary", "workload.numjobs=1,2", "--scheduler", "zz://:::"],
          "--scheduler expects an address"),
     ],

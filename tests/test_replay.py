@@ -377,7 +377,7 @@ def _fixed_stack_file(tmp_path):
 @pytest.mark.parametrize("extra, words", [
     (["--speed", "0"], "speed must be a finite number > 0"),
     (["--speed", "fast"], "--speed must be a number"),
-    (["--mode", "closed", "--outstanding", "0"], "--outstanding must be a whole number >= 1"),
+    (["--mode", "closed", "--outstanding", "0"], "--outstanding must be a whole number from 1"),
     (["--max-speed"], "--max-speed needs --slo"),
     (["--max-speed", "--slo", "99=5ms"], "--slo expects pNN=TIME"),
     (["--set", "device.rpm=0"], "device.rpm"),
