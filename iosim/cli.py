@@ -249,26 +249,7 @@ def _describe(stack: Stack, wl: Workload) -> str:
 
 def _assumptions(stack: Stack, wl: Workload, engine: str | None = None) -> str:
     """The settings that change the answer most and are easy to miss, on one line."""
-    dev = stack.device
-    words = [f"span {show_size(wl.span_bytes)}"]
-    if getattr(dev, "scheduler", None):
-        words.append(
-            f"scheduler {dev.scheduler}"
-            + (" (reorders the queue)" if dev.scheduler != "fifo" else " (arrival order)")
-        )
-    cache = None
-    if hasattr(dev, "write_cache_entries"):
-        cache = dev.write_cache_entries
-        words.append(f"write cache {'off' if not cache else f'{cache} entries'}")
-    elif hasattr(dev, "write_cache_bytes"):
-        cache = dev.write_cache_bytes
-        words.append(f"write cache {'off' if not cache else show_size(cache)}")
-    elif hasattr(dev, "write_buffer_bytes"):
-        cache = dev.write_buffer_bytes
-        words.append(f"write buffer {'off' if not cache else show_size(cache)}")
-    if hasattr(dev, "read_ahead_bytes"):
-        ra = dev.read_ahead_bytes
-        words.append(f"read-ahead {'off' if not ra else show_size(ra)}")
+    words = [f"span {show_size(wl.span_bytes)}", *stack.device.assumptions()]
     if not stack.host.overhead.mean_s:
         words.append("no host overhead")
     else:

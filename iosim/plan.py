@@ -39,13 +39,13 @@ candidate; ``PlanResult.minimal`` lists every passing candidate with no smaller 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .dists import Deterministic, Exponential
 from .results import Results
 from .simulate import DEFAULT_IOS, UnstableError, open_loop_capacity_iops, simulate
 from .spec import SpecError
@@ -80,9 +80,6 @@ FAILURES = (None, "path", "member")
 MAX_CANDIDATES = 100_000
 LOADS = ("auto", "open", "closed")
 _THREAD_KEYS = ("workload.numjobs", "workload.iodepth")
-# device fields that cap a device administratively (cloud volumes); first match wins
-_IOPS_CAP_FIELDS = ("iops_limit", "iops_cap", "max_iops")
-_BW_CAP_FIELDS = ("bandwidth_limit_Bps", "bandwidth_cap_Bps", "max_bandwidth_Bps")
 
 
 # -- bounds ---------------------------------------------------------------------------------
@@ -118,91 +115,31 @@ class Bound:
 def device_limits(
     device: Any, block_bytes: float, workload: Workload | None = None
 ) -> dict[str, float]:
-    """What a device spec tells about its own limits, for any family that exposes them:
-    ``units`` and ``unit_service_s`` (a lower bound on the mean time one I/O of ``block_bytes``
-    holds a unit, so ``units / unit_service_s`` is an upper bound on IOPS), ``iops_cap`` and
-    ``bandwidth_cap_Bps`` (administrative caps, e.g. of a cloud volume).
-
-    A disk's mean service depends on the workload: FIFO random I/O over the workload's span
-    takes the mean seek over that span plus half a revolution; with reordering (SPTF) or
-    sequential I/O only the command overhead and the transfer at the outer-zone rate are sure.
-    """
+    """What a device spec tells about its own limits (the family interface,
+    :meth:`~iosim.devices.base.DeviceFamily.limits`), as a dict: ``units`` and
+    ``unit_service_s`` (a lower bound on the mean time one I/O of ``block_bytes`` holds a unit,
+    so ``units / unit_service_s`` is an upper bound on IOPS), ``iops_cap`` and
+    ``bandwidth_cap_Bps`` (administrative caps, e.g. of a cloud volume); keys the family
+    cannot give are left out."""
+    lim = device.limits(
+        block_bytes,
+        read_fraction=workload.read_fraction if workload is not None else 1.0,
+        random=workload is None or workload.random,
+        span_bytes=workload.span_bytes if workload is not None else None,
+    )
     out: dict[str, float] = {}
-    units = getattr(device, "units", None)
-    svc = _unit_service_s(device, block_bytes, workload)
-    if isinstance(units, (int, float)) and units >= 1 and svc is not None:
-        if math.isfinite(svc) and svc > 0:
-            out["units"] = float(units)
-            out["unit_service_s"] = svc
-    rf = workload.read_fraction if workload is not None else 1.0
-    shared = getattr(device, "cap_model", "separate") == "shared"
-    iops_cap = _mixed_cap(
-        device, _IOPS_CAP_FIELDS, "read_iops_limit", "write_iops_limit", rf, shared
-    )
-    unit = getattr(device, "io_unit_bytes", None)
-    if iops_cap is not None and isinstance(unit, (int, float)) and unit > 0:
-        iops_cap /= max(1, math.ceil(block_bytes / unit))  # a large I/O pays several tokens
-    if iops_cap is not None:
-        out["iops_cap"] = iops_cap
-    bw_cap = _mixed_cap(
-        device,
-        _BW_CAP_FIELDS,
-        "read_bandwidth_limit_Bps",
-        "write_bandwidth_limit_Bps",
-        rf,
-        shared,
-    )
-    if bw_cap is not None:
-        out["bandwidth_cap_Bps"] = bw_cap
+    if lim.unit_service_s is not None:
+        out["units"] = float(lim.units)
+        out["unit_service_s"] = lim.unit_service_s
+    if lim.iops_cap is not None:
+        out["iops_cap"] = lim.iops_cap
+    if lim.bandwidth_cap_Bps is not None:
+        out["bandwidth_cap_Bps"] = lim.bandwidth_cap_Bps
     return out
 
 
-def _finite(v: Any) -> float | None:
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0:
-        return float(v)
-    return None
-
-
-def _mixed_cap(
-    device: Any, total_names: tuple, read_name: str, write_name: str, rf: float, shared: bool
-) -> float | None:
-    """The long-run cap for a mix with ``rf`` reads: a total cap and per-direction caps,
-    separate (each direction its own budget) or shared (one budget, cap-weighted)."""
-    caps = []
-    for name in total_names:
-        v = _finite(getattr(device, name, None))
-        if v is not None:
-            caps.append(v)
-            break
-    r, w = _finite(getattr(device, read_name, None)), _finite(getattr(device, write_name, None))
-    if shared and (r is not None or w is not None):
-        cost = (rf / r if r else 0.0) + ((1 - rf) / w if w else 0.0)
-        if cost > 0:
-            caps.append(1.0 / cost)
-    else:
-        if r is not None and rf > 0:
-            caps.append(r / rf)
-        if w is not None and rf < 1:
-            caps.append(w / (1 - rf))
-    return min(caps) if caps else None
-
-
 def _unit_service_s(device: Any, size: float, workload: Workload | None) -> float | None:
-    kind = getattr(device, "kind", None)
-    try:
-        if kind == "hdd":
-            reorders = getattr(device, "scheduler", "fifo") != "fifo"
-            random = workload is None or workload.random
-            if reorders or not random:
-                return device.overhead_s + size / device.media_rate_od_Bps
-            span = workload.span_bytes if workload is not None else None
-            return float(device.random_service_s(size, span))
-        mean = getattr(device, "mean_service_s", None)
-        if not callable(mean):
-            return None
-        return float(mean(size))
-    except Exception:  # noqa: BLE001 - a family without a closed-form mean
-        return None
+    return device_limits(device, size, workload).get("unit_service_s")
 
 
 def _path_time_s(stack: Stack, part_bytes: float, workload: Workload | None = None) -> float | None:
@@ -310,15 +247,6 @@ def stack_bounds(stack: Stack, workload: Workload, *, closed: bool | None = None
     return bounds
 
 
-def _quantile(dist: Any, q: float) -> float:
-    """A lower bound on the q-quantile of a service distribution (0 when unknown)."""
-    if isinstance(dist, Deterministic):
-        return dist.mean_s
-    if isinstance(dist, Exponential):
-        return -dist.mean_s * math.log1p(-q)
-    return 0.0
-
-
 def latency_floor_s(stack: Stack, workload: Workload, percentile: float = 99) -> float:
     """No I/O's host latency is below this at the given percentile: link latency both ways,
     transfer time, media transfer, and the service distribution's quantile where it is known
@@ -329,21 +257,12 @@ def latency_floor_s(stack: Stack, workload: Workload, percentile: float = 99) ->
     link = stack.link
     floor = 2 * link.latency_s + part / link.bandwidth_Bps
     dev = stack.device
-    kind = getattr(dev, "kind", None)
     q = percentile / 100.0
-    media = getattr(dev, "media_rate_Bps", None)
-    if kind == "generic" and getattr(dev, "service", None) is not None:
-        floor += _quantile(dev.service, q) if percentile >= 50 else 0.0
-    elif kind == "cloud" and getattr(dev, "latency", None) is not None:
-        dists = [dev.latency]
-        if workload.read_fraction < 1 and getattr(dev, "write_latency", None) is not None:
-            dists.append(dev.write_latency)
-        floor += min(_quantile(d, q) for d in dists) if percentile >= 50 else 0.0
-    else:
+    # below the median only the media transfer is sure (the base time's quantile may be ~0)
+    service = dev.service_quantile_s(q if percentile >= 50 else 0.0, workload.read_fraction, part)
+    if service is None:  # not known in closed form: the link alone is sure
         return floor
-    if isinstance(media, (int, float)) and media > 0 and math.isfinite(media):
-        floor += part / media
-    return floor
+    return floor + service
 
 
 # -- failures -------------------------------------------------------------------------------
@@ -364,37 +283,10 @@ def fail_path(stack: Stack) -> tuple[Stack, str]:
 
 
 def fail_member(stack: Stack) -> tuple[Stack, str]:
-    """The stack with one device member failed (see the module docstring for the rule)."""
-    dev = stack.device
-    d = dev.to_dict()
-    kind = d.get("kind", "?")
-    if hasattr(dev, "failed_member"):  # RAID: degraded mode, as the family models it
-        if dev.failed_member is not None:
-            raise SpecError(f"device.failed_member is already {dev.failed_member}: a second "
-                            "failed member is not modelled")
-        try:
-            s, _ = apply_overrides(stack, None, {"device.failed_member": 0,
-                                                 "device.fail_at_s": 0.0})
-        except SpecError as exc:
-            raise SpecError(f"cannot fail a member: {exc}") from None
-        return s, f"device.failed_member 0: RAID {dev.level} degraded"
-    if isinstance(d.get("members"), int):
-        now = d["members"]
-        key, new, text = "device.members", now - 1, f"device.members {now} -> {now - 1}"
-    elif isinstance(d.get("units"), int):
-        now = d["units"]
-        key, new, text = "device.units", now - 1, f"device.units {now} -> {now - 1}"
-    else:
-        raise SpecError(
-            f"fail='member' needs a device with members or units (device.kind = {kind!r})"
-        )
-    if new < 1:
-        raise SpecError(f"one member failed leaves no member ({key} = {now})")
-    try:
-        s, _ = apply_overrides(stack, None, {key: new})
-    except SpecError as exc:
-        raise SpecError(f"cannot fail a member: {exc}") from None
-    return s, text
+    """The stack with one device member failed, as the family runs degraded (a RAID in its
+    degraded mode; one unit fewer for a pool of units; see the module docstring)."""
+    device, text = stack.device.degraded()
+    return dataclasses.replace(stack, device=device), text
 
 
 _FAILERS: dict[str, Callable[[Stack], tuple[Stack, str]]] = {

@@ -177,7 +177,7 @@ def bounds(stack, workload, n: Iterable[int] | int) -> pd.DataFrame:
     z = stack.host.overhead.mean_s + workload.thinktime_s
     cap = open_loop_capacity_iops(stack, workload)
     slots = min(stack.effective_queue_depth, stack.block.nr_requests)
-    units = getattr(dev, "units", 1)
+    units = dev.units
     d_max = min(s_path, 1.0 / cap) if cap > 0 and math.isfinite(cap) else s_path
     rows = []
     for v in ns:
@@ -758,7 +758,7 @@ def stack_diagram(
     """
     paths = stack.multipath.paths
     qd_eff = stack.effective_queue_depth
-    units = getattr(stack.device, "units", 1)
+    units = stack.device.units
     n = None
     if results is not None and results.params:
         p = results.params

@@ -267,7 +267,7 @@ def _check(trace, stack, speed, mode, outstanding, engine, seed, warmup) -> None
                         "offset (its format may not record addresses): replay needs them")
     if not np.isfinite(trace.arrival_s[[0, -1]]).all():
         raise SpecError(f"the trace {trace_name(trace)} has requests of unknown arrival time")
-    cap = getattr(stack.device, "capacity_bytes", None)
+    cap = stack.device.capacity_bytes
     if cap is not None:
         end = max(float(o + z) for o, z in _chunked_ends(trace))
         if end > cap:

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from . import limits
-from .devices.raid import raid_write_penalty
 from .engine import fast as fast_engine
 from .engine.recorder import LogHist, ci95_halfwidth
 from .engine.simpy_engine import Simulation, run_simpy
@@ -38,19 +37,18 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     part = size / parts
     hold = dev.mean_service_s(part)
     caps = []
-    cap_of = getattr(dev, "cap_iops", None)  # rate caps (cloud token buckets)
-    if cap_of is not None:
-        caps.append(cap_of(workload.read_fraction))
+    # administrative caps (cloud token buckets) for this mix and size, per I/O
+    iops_cap, bytes_cap = dev.rate_caps(size, workload.read_fraction)
+    if iops_cap is not None:
+        caps.append(iops_cap)
+    if bytes_cap is not None:
+        caps.append(bytes_cap / size)
     if hold > 0:
         caps.append(dev.units / hold / parts)
         link = stack.link
         path_time = hold + 2 * link.latency_s + part / link.bandwidth_Bps
         caps.append(stack.effective_queue_depth / path_time / parts)
         caps.append(stack.block.nr_requests / path_time / parts)
-    for key in ("bandwidth_limit_Bps",):  # a byte-rate cap (cloud volumes)
-        cap_Bps = getattr(dev, key, math.inf)
-        if cap_Bps is not None and math.isfinite(cap_Bps):
-            caps.append(cap_Bps / size)
     if math.isfinite(stack.link.bandwidth_Bps):
         caps.append(stack.multipath.paths * stack.link.bandwidth_Bps / size)
     return min(caps) if caps else math.inf
@@ -94,13 +92,7 @@ def estimate(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
     cap = stack.block.max_sectors_bytes
     parts = sum(p * max(1.0, math.ceil(s / cap)) for s, p in workload.sizes)
     dev = stack.device
-    members = 1.0
-    if getattr(dev, "kind", "") == "raid":  # member I/Os per part: stripe units, + parity
-        part = workload.mean_block_bytes / parts
-        penalty = dev.members if dev.level == "1" else raid_write_penalty(dev.level)
-        writes = 1.0 - workload.read_fraction
-        members = min(float(dev.members),
-                      math.ceil(part / dev.stripe_unit_bytes) * (1.0 + writes * (penalty - 1)))
+    members = dev.member_ios(workload.mean_block_bytes / parts, workload.read_fraction)
     slots = workload.outstanding if not workload.open_loop else 1024
     return limits.estimate_run(
         ios=ios, warmup_ios=warmup_ios, replications=replications, engine=engine,
@@ -146,7 +138,7 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
     ios, warmup_ios, seed, replications = _check(ios, warmup_ios, seed, engine, replications)
     if warmup_ios is None:
         # devices with caches start empty: they say how many I/Os it takes to fill them
-        device_warmup = int(getattr(stack.device, "warmup_ios", 0))
+        device_warmup = int(stack.device.warmup_ios)
         warmup_ios = max(ios // 10, 2 * workload.outstanding, device_warmup)
     if workload.open_loop:
         cap = open_loop_capacity_iops(stack, workload)
@@ -291,7 +283,7 @@ def _check_sweep(stack: Stack, workload: Workload, grid: list[dict[str, Any]], k
     for point in grid:
         s, w = apply_overrides(stack, workload, point)
         warm_p = warm if warm is not None else max(
-            ios // 10, 2 * w.outstanding, int(getattr(s.device, "warmup_ios", 0)))
+            ios // 10, 2 * w.outstanding, int(s.device.warmup_ios))
         engine = kw["engine"]
         if engine == "auto":
             engine = "fast" if fast_engine.supports(s, w) is None else "simpy"

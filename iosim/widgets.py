@@ -96,8 +96,8 @@ DEVICE_CONTROLS = {
 def applicable_controls(stack: Stack, controls: Sequence[str] = CONTROLS) -> list[str]:
     """The ``controls`` that make sense for ``stack``'s device (the device ones need the field
     they set)."""
-    fields = set(stack.device.to_dict())
-    return [c for c in controls if c not in DEVICE_CONTROLS or DEVICE_CONTROLS[c] in fields]
+    offered = stack.device.widget_controls  # the family declares its own
+    return [c for c in controls if c not in DEVICE_CONTROLS or c in offered]
 
 
 #: Address spans offered by the explorer (short-stroking): (label, bytes); "whole device" is
@@ -198,12 +198,11 @@ def model(
         over["workload.rw"] = "randread" if pct >= 100 else "randwrite" if pct <= 0 else "randrw"
         over["workload.rwmixread"] = pct
     if settings.get("cache") is not None:
-        has = getattr(stack.device, "write_cache_bytes", None)
-        if has is None:
+        if "cache" not in stack.device.widget_controls:
             raise SpecError("the cache control needs a device with write_cache_bytes (RAID)")
         if not settings["cache"]:
             over["device.write_cache_bytes"] = 0
-        elif not has:
+        elif not stack.device.write_cache_bytes:
             over["device.write_cache_bytes"] = "4MiB"
     over.update(settings.get("overrides") or {})
     new_stack, new_wl = apply_overrides(stack, workload, over)
@@ -348,27 +347,27 @@ class Explorer(W.VBox):
             ),
             "fail_path": lambda: W.Checkbox(value=False, description="path 0 failed", indent=False),
             "units": lambda: W.IntSlider(
-                value=getattr(stack.device, "units", 1), min=1, max=256, description="units"
+                value=stack.device.units, min=1, max=256, description="units"
             ),
             "channels": lambda: W.IntSlider(
-                value=getattr(stack.device, "channels", 1), min=1, max=32, description="channels"
+                value=stack.device.channels, min=1, max=32, description="channels"
             ),
             "dies": lambda: W.IntSlider(
-                value=getattr(stack.device, "dies_per_channel", 1),
+                value=stack.device.dies_per_channel,
                 min=1,
                 max=16,
                 description="dies per channel",
             ),
             "level": lambda: W.Dropdown(
                 options=[("RAID " + lv, lv) for lv in ("0", "1", "10", "5", "6")],
-                value=str(getattr(stack.device, "level", "0")),
+                value=str(stack.device.level),
                 description="level",
             ),
             "members": lambda: W.IntSlider(
-                value=getattr(stack.device, "members", 4), min=2, max=24, description="members"
+                value=stack.device.members, min=2, max=24, description="members"
             ),
             "cache": lambda: W.Checkbox(
-                value=bool(getattr(stack.device, "write_cache_bytes", 0)),
+                value=bool(stack.device.write_cache_bytes),
                 description="write-back cache",
                 indent=False,
             ),
@@ -381,7 +380,7 @@ class Explorer(W.VBox):
             ),
             "scheduler": lambda: W.ToggleButtons(
                 options=[("FIFO", "fifo"), ("SPTF (NCQ)", "sptf")],
-                value=getattr(stack.device, "scheduler", "fifo"),
+                value=stack.device.scheduler,
                 description="scheduler",
             ),
             "span": lambda: W.Dropdown(

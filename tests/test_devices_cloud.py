@@ -102,14 +102,14 @@ def test_burst_credits_then_baseline():
 def test_media_bound_pool_is_an_mmc_queue():
     """No caps, c units, exponential floor, Poisson arrivals: Erlang C (M/M/c)."""
     c, s = 4, 1e-3
-    d = CloudDevice(latency=f"exp:{s}", units=c)
+    d = CloudDevice(latency=f"exp:{s}s", units=c)
     lam = 0.7 * c / s
     r = iosim.simulate(_stack(d), Workload(rw="randread", rate_iops=lam), ios=10000, seed=5)
     mmc = theory.mmc(lam, s, c)
     assert r.lat_mean_s == pytest.approx(mmc["latency_s"], rel=0.06)
     # the curves tell the two apart: a media-bound pool's throughput grows with QD up to
     # c / s, a capped volume's stops at its cap with the floor unchanged
-    closed = [iosim.simulate(_stack(replace(d, latency=f"{s}")), Workload(iodepth=q),
+    closed = [iosim.simulate(_stack(replace(d, latency=f"{s}s")), Workload(iodepth=q),
                              ios=2000, seed=1).iops for q in (2, 8)]
     assert closed[0] == pytest.approx(2 / s, rel=0.01)
     assert closed[1] == pytest.approx(c / s, rel=0.01)

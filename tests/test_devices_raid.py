@@ -134,7 +134,7 @@ def test_degraded_read_cost_in_simulation():
 def test_raid0_of_exponential_members_is_k_mm1_queues():
     k, s = 4, 1e-3
     dev = RaidDevice(level=0, members=k, stripe_unit_bytes="4k",
-                     member=GenericDevice(service=f"exp:{s}"))
+                     member=GenericDevice(service=f"exp:{s}s"))
     lam = 0.6 * k / s
     r = iosim.simulate(_stack(dev), Workload(rw="randread", rate_iops=lam), ios=10000, seed=2)
     assert r.lat_mean_s == pytest.approx(theory.mm1(lam / k, s)["latency_s"], rel=0.07)
@@ -143,7 +143,7 @@ def test_raid0_of_exponential_members_is_k_mm1_queues():
 def test_raid_write_penalty_caps_closed_loop_iops():
     s = 1e-3
     for level, n in (("10", 4), ("5", 4)):
-        dev = RaidDevice(level=level, members=n, member=GenericDevice(service=f"{s}"))
+        dev = RaidDevice(level=level, members=n, member=GenericDevice(service=f"{s}s"))
         r = iosim.simulate(_stack(dev), Workload(rw="randwrite", iodepth=64), ios=3000, seed=1)
         assert r.iops <= raid_max_iops(level, n, 1 / s, 0.0) * 1.01
         assert r.iops >= raid_max_iops(level, n, 1 / s, 0.0) * 0.85

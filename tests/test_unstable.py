@@ -38,13 +38,19 @@ def test_overload_the_precheck_misses_is_stopped_during_the_run(monkeypatch):
 
 
 def test_fast_engine_stops_a_growing_backlog(monkeypatch):
+    import importlib
+
     from iosim.engine import fast
 
     monkeypatch.setattr(fast, "MAX_OPEN_BACKLOG", 4096)
-    # a per-direction byte cap, which the closed-form check does not take into account
+    # a per-direction byte cap: 100 MB/s of 1 MiB reads is 95.4 IOPS, far below the rate
     cloud = DEVICE_KINDS["cloud"](read_bandwidth_limit_Bps="100MB/s", cap_model="separate")
     stack = Stack(device=cloud).with_(**{"hba.queue_depth": 256})
     wl = Workload(rate_iops=1000, block_size_bytes="1M", rw="randread")
     assert fast.supports(stack, wl) is None
+    assert iosim.open_loop_capacity_iops(stack, wl) == pytest.approx(100e6 / 2**20)
+    # the closed-form check refuses it up front; without that check the run stops itself
+    sim = importlib.import_module("iosim.simulate")
+    monkeypatch.setattr(sim, "open_loop_capacity_iops", lambda *a: float("inf"))
     with pytest.raises(iosim.UnstableError, match=r"I/Os were in flight at once"):
         iosim.simulate(stack, wl, ios=50_000, engine="fast")

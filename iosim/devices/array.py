@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, SpecError, fld
+from ..units import show_size
 from .base import DeviceFamily
 
 __all__ = ["ArrayDevice", "array_group_of", "array_read_hit"]
@@ -59,6 +60,7 @@ class ArrayDevice(DeviceFamily, Spec):
 
     section = "device"
     kind: ClassVar[str] = "array"
+    widget_controls: ClassVar[tuple[str, ...]] = ("cache",)
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
 
     frontend_units: int = fld(8, "int")
@@ -110,6 +112,10 @@ class ArrayDevice(DeviceFamily, Spec):
         front end and the back end)."""
         back = (1 - self.read_hit_ratio) * self.group.mean_service_s(size_bytes)
         return self.frontend_s.mean_s + back
+
+    def assumptions(self) -> list[str]:
+        cache = self.write_cache_bytes
+        return [f"write cache {'off' if not cache else show_size(cache)}"]
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

@@ -13,9 +13,14 @@ member                      what it says
 ``unit_service_s``          a lower bound on the mean time one request holds a unit, for the
                             workload's pattern: ``units / unit_service_s`` bounds the IOPS
 ``rate_caps``               administrative caps for a read/write mix: (IOPS, bytes/s) or None
-``service_quantile_s``      the q-quantile of the service time where it is known (latency
-                            floors of plans and claims), else None
+``service_quantile_s``      the q-quantile of a request's service time where it is known
+                            (latency floors of plans), else None
 ``degraded``                the spec with one unit or member failed, and a line saying so
+``member_ios``              device requests one host request becomes (RAID: stripe units,
+                            parity), for estimates of a run's work
+``capacity_bytes``          the addressable size where the family has one (None otherwise)
+``assumptions``             the settings that change the answer most, in a few words each
+``widget_controls``         the device controls an explorer widget offers for the family
 ``limits``                  the above gathered for one request size and workload
 ==========================  ===================================================================
 """
@@ -104,6 +109,10 @@ class DeviceFamily:
     """Defaults for a device family; each family's spec class overrides what differs."""
 
     kind: ClassVar[str] = "?"
+    #: the explorer widget's device controls that apply (see ``iosim.widgets.CONTROLS``)
+    widget_controls: ClassVar[tuple[str, ...]] = ()
+    #: the addressable bytes, where the family has a size (replays check addresses against it)
+    capacity_bytes: float | None = None
     #: the failed-unit field ``degraded`` lowers by one (None: the family cannot run degraded)
     degraded_field: ClassVar[str | None] = "units"
 
@@ -126,9 +135,11 @@ class DeviceFamily:
         ``read_fraction`` reads; (None, None) for a device without caps."""
         return None, None
 
-    def service_quantile_s(self, q: float, read_fraction: float = 1.0) -> float | None:
-        """The q-quantile (0 < q < 1) of a request's service time, where the family knows it
-        in closed form (media transfer excluded); None otherwise."""
+    def service_quantile_s(
+        self, q: float, read_fraction: float = 1.0, size_bytes: float = 0.0
+    ) -> float | None:
+        """The q-quantile (0 < q < 1) of the service time of a request of ``size_bytes``,
+        where the family knows it in closed form; None otherwise."""
         return None
 
     def degraded(self) -> tuple[Any, str]:
@@ -144,6 +155,15 @@ class DeviceFamily:
         except SpecError as exc:
             raise SpecError(f"cannot fail a member: {exc}") from None
         return spec, f"device.{name} {now} -> {now - 1}"
+
+    def member_ios(self, size_bytes: float, read_fraction: float) -> float:
+        """Device-internal requests one request of ``size_bytes`` becomes (1 for a single
+        device; a RAID's stripe units and parity updates)."""
+        return 1.0
+
+    def assumptions(self) -> list[str]:
+        """The settings that change the answer most and are easy to miss, a few words each."""
+        return []
 
     def limits(
         self, size_bytes: float, *, read_fraction: float = 1.0, random: bool = True,

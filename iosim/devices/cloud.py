@@ -95,6 +95,7 @@ class CloudDevice(DeviceFamily, Spec):
 
     section = "device"
     kind: ClassVar[str] = "cloud"
+    widget_controls: ClassVar[tuple[str, ...]] = ("units",)
 
     latency: Distribution = fld(Deterministic(0.0005), "dist")
     write_latency: Distribution | None = fld(None, "dist", optional=True)
@@ -164,14 +165,16 @@ class CloudDevice(DeviceFamily, Spec):
                        self.write_bandwidth_limit_Bps, read_fraction, shared)
         return iops, bw
 
-    def service_quantile_s(self, q: float, read_fraction: float = 1.0) -> float | None:
+    def service_quantile_s(
+        self, q: float, read_fraction: float = 1.0, size_bytes: float = 0.0
+    ) -> float | None:
         """The latency floor's quantile: of reads, or the smaller of reads' and writes' in a
         mix with writes of their own latency."""
         dists = [self.latency]
         if read_fraction < 1 and self.write_latency is not None:
             dists.append(self.write_latency)
         known = [known_quantile_s(d, q) for d in dists]
-        return None if None in known else min(known)
+        return None if None in known else min(known) + size_bytes / self.media_rate_Bps
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

@@ -29,6 +29,7 @@ def generic_service_s(base_s: float, size_bytes: float, media_rate_Bps: float) -
 class GenericDevice(DeviceFamily, Spec):
     section = "device"
     kind: ClassVar[str] = "generic"
+    widget_controls: ClassVar[tuple[str, ...]] = ("units",)
 
     units: int = fld(1, "int")
     service: Distribution = fld(Deterministic(0.00046), "dist")
@@ -42,8 +43,11 @@ class GenericDevice(DeviceFamily, Spec):
         """Mean time one unit is held by a request of ``size_bytes``."""
         return generic_service_s(self.service.mean_s, size_bytes, self.media_rate_Bps)
 
-    def service_quantile_s(self, q: float, read_fraction: float = 1.0) -> float | None:
-        return known_quantile_s(self.service, q)
+    def service_quantile_s(
+        self, q: float, read_fraction: float = 1.0, size_bytes: float = 0.0
+    ) -> float | None:
+        base = known_quantile_s(self.service, q)
+        return None if base is None else generic_service_s(base, size_bytes, self.media_rate_Bps)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

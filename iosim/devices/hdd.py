@@ -56,7 +56,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..spec import Spec, SpecError, fld
-from ..units import UnitError, parse_time
+from ..units import UnitError, parse_time, show_size
 from .base import DeviceFamily
 
 __all__ = [
@@ -265,6 +265,7 @@ class HddDevice(DeviceFamily, Spec):
 
     section = "device"
     kind: ClassVar[str] = "hdd"
+    widget_controls: ClassVar[tuple[str, ...]] = ("scheduler",)
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
 
     capacity_bytes: float = fld(1000e9, "size")
@@ -452,6 +453,16 @@ class HddDevice(DeviceFamily, Spec):
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time the actuator is held by a random request over the whole disk (FIFO)."""
         return self.random_service_s(size_bytes)
+
+    def assumptions(self) -> list[str]:
+        order = " (reorders the queue)" if self.scheduler != "fifo" else " (arrival order)"
+        cache = self.write_cache_entries
+        ra = self.read_ahead_bytes
+        return [
+            f"scheduler {self.scheduler}{order}",
+            f"write cache {'off' if not cache else f'{cache} entries'}",
+            f"read-ahead {'off' if not ra else show_size(ra)}",
+        ]
 
     def unit_service_s(
         self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None

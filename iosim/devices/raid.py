@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..spec import Spec, SpecError, fld
+from ..units import show_size
 from .base import DeviceFamily
 
 __all__ = [
@@ -297,6 +298,7 @@ class RaidDevice(DeviceFamily, Spec):
 
     section = "device"
     kind: ClassVar[str] = "raid"
+    widget_controls: ClassVar[tuple[str, ...]] = ("level", "members", "cache")
 
     level: str = fld("5", "any")
     members: int = fld(4, "int")
@@ -383,7 +385,8 @@ class RaidDevice(DeviceFamily, Spec):
     def rebuild_target_bytes(self) -> float:
         """Member bytes a rebuild writes to the spare: the rows holding the first
         ``rebuild_span_bytes`` of the array, or the whole member."""
-        member_cap = getattr(self.member, "capacity_bytes", math.inf)
+        member_cap = self.member.capacity_bytes
+        member_cap = math.inf if member_cap is None else member_cap
         if self.rebuild_span_bytes is None:
             return member_cap
         return min(member_cap, raid_member_span(self.level, self.members,
@@ -400,8 +403,8 @@ class RaidDevice(DeviceFamily, Spec):
 
     @property
     def capacity_bytes(self) -> float:
-        cap = getattr(self.member, "capacity_bytes", math.inf)
-        return cap * self.data_members
+        cap = self.member.capacity_bytes  # None: a member family without a size
+        return math.inf if cap is None else cap * self.data_members
 
     @property
     def warmup_ios(self) -> int:
@@ -429,6 +432,18 @@ class RaidDevice(DeviceFamily, Spec):
         """Mean time a member unit is held by a random read of ``size_bytes`` (so that
         ``units / mean_service_s`` is the members' read ceiling)."""
         return self.member.mean_service_s(min(size_bytes, self.stripe_unit_bytes))
+
+    def member_ios(self, size_bytes: float, read_fraction: float) -> float:
+        """Stripe units a request spans, times the write penalty for the write share."""
+        penalty = self.members if self.level == "1" else raid_write_penalty(self.level)
+        writes = 1.0 - read_fraction
+        units = math.ceil(size_bytes / self.stripe_unit_bytes)
+        return min(float(self.members), units * (1.0 + writes * (penalty - 1)))
+
+    def assumptions(self) -> list[str]:
+        cache = self.write_cache_bytes
+        return [f"write cache {'off' if not cache else show_size(cache)}",
+                *self.member.assumptions()]
 
     def degraded(self) -> tuple[RaidDevice, str]:
         """Degraded mode as the family models it: member 0 failed from the start."""

@@ -54,6 +54,7 @@ import numpy as np
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
+from ..units import show_size
 from .base import DeviceFamily
 
 __all__ = [
@@ -157,6 +158,7 @@ class SsdDevice(DeviceFamily, Spec):
 
     section = "device"
     kind: ClassVar[str] = "ssd"
+    widget_controls: ClassVar[tuple[str, ...]] = ("channels", "dies")
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
 
     channels: int = fld(8, "int")
@@ -268,6 +270,10 @@ class SsdDevice(DeviceFamily, Spec):
         if is_read:
             return pages * (self.mean_read_s / self.planes_per_die + xfer)
         return pages * (xfer + self.mean_program_s / self.planes_per_die + self.gc_extra_s())
+
+    def assumptions(self) -> list[str]:
+        buf = self.write_buffer_bytes
+        return [f"write buffer {'off' if not buf else show_size(buf)}"]
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}
