@@ -93,6 +93,7 @@ from .results import Curve, Results
 from .simulate import simulate, sweep
 from .spec import SpecError
 from .stack import Stack, apply_overrides
+from .theory import random_routing_log_factors
 from .workload import Workload
 
 __all__ = [
@@ -191,6 +192,45 @@ PARAMETERS: dict[str, ParamDef] = {
             "fixed delay each way (half the latency floor of a network volume)",
         ),
         ParamDef(
+            "device.dies",
+            1.0,
+            2048.0,
+            True,
+            True,
+            "",
+            "flash dies an SSD spreads random I/O over (each request queues at the die its "
+            "address maps to)",
+        ),
+        ParamDef(
+            "device.die_service_s",
+            1e-7,
+            0.1,
+            True,
+            False,
+            "s",
+            "mean time a request holds its die (array read or program plus transfer)",
+        ),
+        ParamDef(
+            "device.controller_overhead_s",
+            0.0,
+            0.01,
+            False,
+            False,
+            "s",
+            "an SSD controller's fixed time per command (firmware, doorbell, completion); "
+            "holds nothing",
+        ),
+        ParamDef(
+            "device.host_interface_Bps",
+            1e6,
+            1e12,
+            True,
+            False,
+            "B/s",
+            "an SSD's host interface (PCIe / SATA link and data path), one transfer at a time "
+            "per direction",
+        ),
+        ParamDef(
             "link.bandwidth_Bps",
             1e3,
             1e12,
@@ -217,6 +257,9 @@ class Model:
     bounds: dict = field(default_factory=dict)
     # fitted by simulating the device family itself (no analytic surrogate)
     simulated: bool = False
+    # the surrogate's optimum polished by least squares on simulated points (the surrogate is
+    # close, not exact, for the family's own model: deterministic transfers, address mapping)
+    polish: bool = False
 
     def stack(self) -> Stack:
         return Stack.from_dict(self.base)
@@ -246,9 +289,31 @@ MODELS: dict[str, Model] = {
         ),
         Model(
             "ssd",
-            "a pool of parallel flash units and a transfer cap (controller / bus bandwidth)",
+            "the flash SSD family: K dies, each request queued at the die its address maps to "
+            "(random routing: collisions), a controller overhead per command, the host "
+            "interface's transfer cap and the host gap",
+            ("host.overhead", "device.die_service_s", "device.dies",
+             "device.controller_overhead_s", "device.host_interface_Bps"),
+            {
+                "name": "fit-ssd",
+                "host": {"overhead": "0"},
+                "block": {"nr_requests": _NO_LIMIT},
+                "hba": {"queue_depth": _NO_LIMIT},
+                "device": {"kind": "ssd", "channels": 16, "dies_per_channel": 1,
+                           "planes_per_die": 1, "page_bytes": "256KiB",
+                           "read_s": "exp:80us", "program_s": "exp:80us",
+                           "channel_rate_Bps": 1e15, "controller_overhead_s": "10us",
+                           "gc": False, "write_buffer_bytes": 0},
+            },
+            {"device.die_service_s": (1e-6, 0.05), "host.overhead": (0.0, 0.01)},
+            polish=True,
+        ),
+        Model(
+            "ssd-pool",
+            "a pool of parallel flash units behind one queue and a transfer cap (the generic "
+            "approximation of an SSD: a sharp knee)",
             ("host.overhead", "device.service", "device.units", "link.bandwidth_Bps"),
-            _base({"units": 16, "service": "exp:80us"}, name="fit-ssd"),
+            _base({"units": 16, "service": "exp:80us"}, name="fit-ssd-pool"),
             {"device.service": (1e-6, 0.01), "device.units": (1.0, 4096.0)},
         ),
         Model(
@@ -513,20 +578,40 @@ class _Flat:
     queue_depth: float
     paths: int
     nr_requests: float
+    # an SSD: requests routed at random to ``units`` dies (else one queue for all units), a
+    # write's own die time, a controller delay and the host interface's cap per direction
+    random_routing: bool = False
+    write_service_s: float | None = None
+    controller_s: float = 0.0
+    host_if_Bps: float = math.inf
 
     @classmethod
     def of(cls, stack: Stack) -> _Flat:
         dev = stack.device
-        return cls(
+        common = dict(
             overhead_s=stack.host.overhead.mean_s,
-            service_s=dev.service.mean_s,
-            units=float(dev.units),
             latency_s=stack.link.latency_s,
             bandwidth_Bps=stack.link.bandwidth_Bps,
-            media_rate_Bps=dev.media_rate_Bps,
             queue_depth=float(stack.hba.queue_depth),
             paths=stack.multipath.paths,
             nr_requests=float(stack.block.nr_requests),
+        )
+        if dev.kind == "ssd":
+            return cls(
+                service_s=dev.mean_read_s,
+                units=float(dev.dies),
+                media_rate_Bps=math.inf,
+                random_routing=True,
+                write_service_s=dev.mean_program_s,
+                controller_s=dev.controller_overhead_s,
+                host_if_Bps=dev.host_interface_Bps,
+                **common,
+            )
+        return cls(
+            service_s=dev.service.mean_s,
+            units=float(dev.units),
+            media_rate_Bps=dev.media_rate_Bps,
+            **common,
         )
 
     def set(self, name: str, value: float) -> None:
@@ -537,9 +622,15 @@ class _Flat:
             "link.latency_s": "latency_s",
             "link.bandwidth_Bps": "bandwidth_Bps",
             "hba.queue_depth": "queue_depth",
+            "device.dies": "units",
+            "device.controller_overhead_s": "controller_s",
+            "device.host_interface_Bps": "host_if_Bps",
         }.get(name)
         if attr is not None:
             setattr(self, attr, float(value))
+        if name == "device.die_service_s":
+            self.service_s = float(value)
+            self.write_service_s = float(value)
 
 
 _MAX_N = 4096
@@ -564,12 +655,22 @@ def _solve_group(
     limit = min(flat.queue_depth * flat.paths, flat.nr_requests)
     q_int = int(min(n_max, math.ceil(limit)))
     service = flat.service_s
+    if flat.write_service_s is not None:
+        service = read_fraction * service + (1.0 - read_fraction) * flat.write_service_s
     if math.isfinite(flat.media_rate_Bps):
         service += block_bytes / flat.media_rate_Bps
     service = max(service, 1e-15)
-    inner = _log_f_servers(service, max(flat.units, 1e-9), q_int)
-    if flat.latency_s > 0:
-        inner = _conv(inner, _log_f_servers(2.0 * flat.latency_s, math.inf, q_int))
+    if flat.random_routing:
+        inner = random_routing_log_factors(service, max(flat.units, 1.0), q_int)
+    else:
+        inner = _log_f_servers(service, max(flat.units, 1e-9), q_int)
+    delay = 2.0 * flat.latency_s + flat.controller_s
+    if delay > 0:
+        inner = _conv(inner, _log_f_servers(delay, math.inf, q_int))
+    if math.isfinite(flat.host_if_Bps):
+        for frac in (f for f in (read_fraction, 1.0 - read_fraction) if f > 0):
+            inner = _conv(inner, _log_f_servers(frac * block_bytes / flat.host_if_Bps, 1.0,
+                                                q_int))
     if math.isfinite(flat.bandwidth_Bps):
         per_dir = []
         if read_fraction > 0:
@@ -936,22 +1037,31 @@ def _initial(
     if "link.latency_s" in names:
         guess["link.latency_s"] = 0.4 * floor
         guess["device.service"] = 0.2 * floor
+    guess["device.die_service_s"] = 0.7 * floor
+    guess["device.controller_overhead_s"] = 0.3 * floor
+    guess["device.host_interface_Bps"] = base.host_if_Bps
     bs = p1.workload.mean_block_bytes
-    if "link.bandwidth_Bps" in names:
-        guess["link.bandwidth_Bps"] = 1.05 * xmax * bs
-    k0 = max(1.0, xmax * guess["device.service"]) if xmax else 1.0
+    cap_key = next((k for k in ("link.bandwidth_Bps", "device.host_interface_Bps")
+                    if k in names), None)
+    if cap_key:
+        guess[cap_key] = 1.05 * xmax * bs
+    unit_key = "device.dies" if "device.dies" in names else "device.units"
+    svc = guess["device.die_service_s" if unit_key == "device.dies" else "device.service"]
+    k0 = max(1.0, xmax * svc) if xmax else 1.0
     starts = []
     k_list = [k0]
-    if "device.units" in names:
+    if unit_key in names:
         k_list = sorted(
             {max(1.0, min(4096.0, k)) for k in (1.0, k0, 2 * k0, 4 * k0, 0.5 * k0, 2.0 * nmax)}
         )
-    cap_list = [guess["link.bandwidth_Bps"]]
-    if "link.bandwidth_Bps" in names:
+    cap_list = [guess.get(cap_key or "link.bandwidth_Bps", base.bandwidth_Bps)]
+    if cap_key:
         cap_list = [1.05 * xmax * bs, 3.0 * xmax * bs]
     for k in k_list:
         for cap in cap_list:
-            g = dict(guess, **{"device.units": k, "link.bandwidth_Bps": cap})
+            g = dict(guess, **{unit_key: k})
+            if cap_key:
+                g[cap_key] = cap
             if "hba.queue_depth" in names:
                 for q in (float(nmax), max(1.0, k0)):
                     starts.append(dict(g, **{"hba.queue_depth": q}))
@@ -994,9 +1104,17 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     for k in ("device.units", "hba.queue_depth"):
         if k in values:
             over[k] = int(round(values[k]))
-    for k in ("link.latency_s", "link.bandwidth_Bps"):
+    for k in ("link.latency_s", "link.bandwidth_Bps", "device.controller_overhead_s",
+              "device.host_interface_Bps"):
         if k in values:
             over[k] = float(values[k])
+    if "device.dies" in values:  # one die per channel: the channels never add a wait
+        over["device.channels"] = int(round(values["device.dies"]))
+        over["device.dies_per_channel"] = 1
+    if "device.die_service_s" in values:
+        v = values["device.die_service_s"]
+        over["device.read_s"] = Exponential(v)
+        over["device.program_s"] = Exponential(v)
     if "device.avg_seek_s" in values:  # the seek curve keeps its shape
         k = values["device.avg_seek_s"] / base.device.avg_seek_s
         for key in ("avg_seek_s", "track_to_track_s", "full_stroke_s"):
@@ -1007,18 +1125,21 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
 
 def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], metrics,
                    fit_ios: int, seed: int, engine: str, dof: int, rel_noise: float,
-                   warnings: list[str]):
+                   warnings: list[str], starts: list[dict[str, float]] | None = None,
+                   fixed: Mapping[str, float] | None = None, max_nfev: int = 30):
     """Least squares on simulated IOPS and mean latency (common random numbers: one seed for
     every evaluation; steps of 5 % so that the finite differences see the physics rather than
-    the reshuffling of individual events). Returns (values, FitParams, rms)."""
+    the reshuffling of individual events). ``starts``: starting values (default: from the
+    data, for a disk); ``fixed``: values held (e.g. an integer already chosen). Returns
+    (values, FitParams, rms)."""
     prob = _Problem(names, bnds)
     cache: dict[tuple, np.ndarray] = {}
-    fit_ios = min(fit_ios, 1000)  # every evaluation simulates every point: keep them short
+    held = dict(fixed or {})
 
     def fun(x):
         key = tuple(np.round(x, 9))
         if key not in cache:
-            stack = _build_stack(base, prob.values(x))
+            stack = _build_stack(base, {**held, **prob.values(x)})
             runs = [simulate(stack, p.workload, ios=fit_ios, seed=seed, engine=engine)
                     for p in train]
             out = np.empty(len(metrics))
@@ -1034,16 +1155,17 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
     p1 = min(train, key=lambda q: q.n)
     x1, r1 = p1.measured.get("iops"), p1.measured.get("lat_mean_s")
     z0 = max(0.0, p1.n / x1 - r1) if (x1 and r1 and p1.workload.iodepth == 1) else 0.0
-    seeks = [base.device.avg_seek_s]
-    if r1 and hasattr(base.device, "revolution_s"):
-        seeks.append(max(1e-3, r1 / max(1, p1.n) - base.device.revolution_s / 2))
+    if starts is None:
+        seeks = [base.device.avg_seek_s]
+        if r1 and hasattr(base.device, "revolution_s"):
+            seeks.append(max(1e-3, r1 / max(1, p1.n) - base.device.revolution_s / 2))
+        starts = [{"host.overhead": z0, "device.avg_seek_s": seek} for seek in seeks]
     best = None
-    for seek in seeks:
-        start = {"host.overhead": z0, "device.avg_seek_s": seek}
+    for start in starts:
         start = {n: min(max(start.get(n, (bnds[n][0] + bnds[n][1]) / 2), bnds[n][0]),
                         bnds[n][1]) for n in names}
         res = optimize.least_squares(fun, prob.to_x(start), bounds=(prob.lo, prob.hi),
-                                     diff_step=0.05, xtol=1e-3, ftol=1e-4, max_nfev=30)
+                                     diff_step=0.05, xtol=1e-3, ftol=1e-4, max_nfev=max_nfev)
         if best is None or res.cost < best.cost:
             best = res
     values = prob.values(best.x)
@@ -1133,10 +1255,10 @@ def fit(
             f"fit: the {model} model needs a base stack with device.kind "
             f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
         )
-    if base.device.kind != "generic" and not mdl.simulated:
+    if base.device.kind != mdl.stack().device.kind and not mdl.simulated:
         raise SpecError(
-            f"fit: device.kind {base.device.kind!r} cannot be fitted yet; the fit models use "
-            "the generic device"
+            f"fit: the {model} model needs a base stack with device.kind "
+            f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
         )
     pts = _points(curve, None)
     # -- split fitted / held out
@@ -1163,7 +1285,8 @@ def fit(
     if measured_shape is not None and "device.service.scv" in names:
         raise SpecError("fit: shape 'measured' takes the service variability from the data; "
                         "do not fit device.service.scv with it")
-    if measured_shape is None and params is None and not mdl.simulated and any(
+    if measured_shape is None and params is None and not mdl.simulated and \
+            base.device.kind == "generic" and any(
         m in p.measured for p in train for m in PCT_METRICS
     ):
         # measured percentiles: fit the service variability too (by simulation)
@@ -1199,8 +1322,8 @@ def fit(
     cov_params: dict[str, FitParam] = {}
     if mean_names and mdl.simulated:
         values, cov_params, rms = _fit_simulated(
-            base, mean_names, bnds, train, metrics, fit_ios, seed, engine, dof, rel_noise,
-            warnings)
+            base, mean_names, bnds, train, metrics, min(fit_ios, 1000), seed, engine, dof,
+            rel_noise, warnings)
     elif mean_names:
         prob = _Problem(mean_names, bnds)
 
@@ -1231,22 +1354,27 @@ def fit(
             values[mean_names[i]] = float(round(values[mean_names[i]]))
         res_vec = fun(x_best)
         rms = float(np.sqrt(np.mean(res_vec**2))) if len(res_vec) else 0.0
-        # Jacobian at the continuous optimum (integers relaxed) for the covariance
-        x_cont = best.x
-        jac = _jacobian(fun, x_cont, prob)
+        # the covariance and the at-bound flags at the reported solution (the integers as
+        # rounded, the rest re-fitted), so that a printed value and its flag agree
+        jac = _jacobian(fun, x_best, prob)
         cov_params = _intervals(
-            prob,
-            mean_names,
-            x_cont,
-            values,
-            jac,
-            fun(x_cont),
-            dof,
-            rel_noise,
-            bnds,
-            warnings,
-            getattr(best, "active_mask", np.zeros(len(x_cont))),
+            prob, mean_names, x_best, values, jac, res_vec, dof, rel_noise, bnds, warnings,
+            np.zeros(len(x_best)),
         )
+        if mdl.polish and verify:
+            cont = [n for n in mean_names if not PARAMETERS[n].integer]
+            ints_held = {n: values[n] for n in mean_names if PARAMETERS[n].integer}
+            polish_warn: list[str] = []
+            v2, cov2, rms2 = _fit_simulated(
+                base, cont, bnds, train, metrics, max(fit_ios, 10000), seed, engine,
+                dof, rel_noise, polish_warn, starts=[{n: values[n] for n in cont}],
+                fixed=ints_held, max_nfev=25)
+            if True:  # the simulation's own optimum, with its intervals
+                values.update(v2)
+                warnings[:] = [w for w in warnings if not any(w.startswith(n) for n in cont)]
+                warnings.extend(polish_warn)
+                cov_params.update(cov2)
+                rms = rms2
     # -- percentiles by simulation
     stack = _build_stack(base, values)
     if measured_shape is not None:  # (four figures: the percentiles are rounded already)
