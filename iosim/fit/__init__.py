@@ -88,13 +88,13 @@ from typing import Any
 import numpy as np
 from scipy import optimize, stats
 
-from .dists import Deterministic, Distribution, Exponential, LogNormal, Quantiles
-from .results import Curve, Results
-from .simulate import simulate, sweep
-from .spec import SpecError
-from .stack import Stack, apply_overrides
-from .theory import random_routing_log_factors
-from .workload import Workload
+from ..dists import Deterministic, Distribution, Exponential, LogNormal, Quantiles
+from ..results import Curve, Results
+from ..simulate import simulate, sweep
+from ..spec import SpecError
+from ..stack import Stack, apply_overrides
+from ..theory import random_routing_log_factors
+from ..workload import Workload
 
 __all__ = [
     "fit",
@@ -1354,9 +1354,10 @@ def fit(
             values[mean_names[i]] = float(round(values[mean_names[i]]))
         res_vec = fun(x_best)
         rms = float(np.sqrt(np.mean(res_vec**2))) if len(res_vec) else 0.0
-        # the covariance and the at-bound flags at the reported solution (the integers as
-        # rounded, the rest re-fitted), so that a printed value and its flag agree
-        jac = _jacobian(fun, x_best, prob)
+        # the at-bound flags and intervals are centred on the reported solution (the integers
+        # as rounded, the rest re-fitted), so that a printed value and its flag agree; the
+        # sensitivities come from the continuous optimum (integers relaxed)
+        jac = _jacobian(fun, best.x, prob)
         cov_params = _intervals(
             prob, mean_names, x_best, values, jac, res_vec, dof, rel_noise, bnds, warnings,
             np.zeros(len(x_best)),
@@ -1923,7 +1924,7 @@ def load_curve(files: Sequence[str | os.PathLike]) -> Curve:
             points.extend(read_table(path).points)
             continue
         try:
-            from . import traces
+            from .. import traces
         except ImportError:  # pragma: no cover - traces ships with iosim
             raise SpecError(f"{path}: reading traces needs iosim.traces") from None
         reader = getattr(traces, "read", None)
