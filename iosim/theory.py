@@ -414,7 +414,11 @@ def random_routing_log_factors(service_s: float, queues: float, n_max: int) -> n
 
 def random_routing_rates(n_max: int, service_s: float, queues: float) -> np.ndarray:
     """mu(n) = K n / ((n + K - 1) S), n = 1..n_max: the completion rate of K queues with random
-    routing holding n requests (see :func:`random_routing_log_factors`)."""
+    routing holding n requests (see :func:`random_routing_log_factors`).
+
+    Assumptions for exactness: each request picks its queue uniformly at random and
+    independently, each queue is one FCFS server with exponential service of mean
+    ``service_s`` (the product-form station); nothing else limits the requests."""
     func = "random_routing_rates"
     n_max_ = _int_at_least(func, "n_max", n_max, 1)
     s = _positive(func, "service_s", service_s)
@@ -434,7 +438,9 @@ def mva_random_routing(
     host's ``think_s``, for N = 1..n_max.
 
     Columns: ``n``, ``throughput``, ``latency_s`` (dies + delay), ``q_dies``, ``r_dies``.
-    Product form: exponential die service, FCFS; the delays take any distribution. Same result
+
+    Assumptions for exactness: uniform independent routing, FCFS queues with exponential
+    service (product form); the delays take any distribution. Same result
     as :func:`mva` with K stations of demand ``service_s / K``, in O(N^2) instead of O(K N^2).
     """
     func = "mva_random_routing"

@@ -95,6 +95,7 @@ from ..spec import SpecError
 from ..stack import Stack, apply_overrides
 from ..theory import random_routing_log_factors
 from ..workload import Workload
+from . import checks
 
 __all__ = [
     "fit",
@@ -540,12 +541,40 @@ def _conv_index(n: int) -> tuple[np.ndarray, np.ndarray]:
     return got
 
 
-def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _conv_numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """log of the convolution of exp(a) and exp(b), truncated to len(a) (== len(b))."""
     idx, upper = _conv_index(len(a))
     m = a[None, :] + b[idx]
     m[upper] = -np.inf
     return _logsumexp_rows(m)
+
+
+def _conv_loops(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`_conv_numpy` as plain loops (compiled by numba: no N x N temporaries)."""
+    n = len(a)
+    out = np.empty(n)
+    for k in range(n):
+        top = -np.inf
+        for j in range(k + 1):
+            v = a[j] + b[k - j]
+            if v > top:
+                top = v
+        if top == -np.inf:
+            out[k] = -np.inf
+            continue
+        s = 0.0
+        for j in range(k + 1):
+            s += math.exp(a[j] + b[k - j] - top)
+        out[k] = top + math.log(s)
+    return out
+
+
+try:  # the surrogate's inner loop; numba is what the fast engine uses too
+    import numba
+
+    _conv = numba.njit(cache=True)(_conv_loops)
+except ImportError:  # pragma: no cover
+    _conv = _conv_numpy
 
 
 def _log_f_servers(demand: float, servers: float, n_max: int) -> np.ndarray:
@@ -799,6 +828,9 @@ class FitResult:
     ios: int
     surrogate_rms: float
     shape: str = "lognormal"
+    # model="auto": the candidates' cross-validation rows, best first (see iosim.fit.select)
+    selection: list[dict] | None = None
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -817,6 +849,8 @@ class FitResult:
             "engine": self.engine,
             "seed": self.seed,
             "ios": self.ios,
+            **({"selection": self.selection, "notes": list(self.notes)}
+               if self.selection is not None else {}),
         }
 
     def to_json(self) -> str:
@@ -860,10 +894,18 @@ class FitResult:
 
     def report(self) -> str:
         """A human-readable summary (what ``iosim fit`` prints without ``--json``)."""
-        lines = [
+        lines = []
+        if self.selection is not None:
+            from .select import table
+
+            lines.append("model auto: leave-one-depth-out errors of the candidate families "
+                         "(surrogate predictions of each fitted depth from the others):")
+            lines.extend(table(self.selection))
+        lines.extend(self.notes)
+        lines.append(
             f"model {self.model}: fitted on outstanding I/Os "
             f"{self.fitted_range[0]}..{self.fitted_range[1]}"
-        ]
+        )
         if self.shape != "lognormal":
             lines.append(f"service time: {self.stack.device.service}")
         lines.append("parameters (95 % confidence interval):")
@@ -1180,6 +1222,45 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
     return values, cov, rms
 
 
+def _select_held(pts: list[_Point], holdout: Mapping[str, Sequence[Any]] | None) -> set[int]:
+    """Indices of the points the ``holdout`` mapping selects (one clear error per bad key)."""
+    held: set[int] = set()
+    for key, values in (holdout or {}).items():
+        if not _known_key(pts, key):
+            raise SpecError(
+                f"fit: holdout key {key!r} is not a property of the points (use iodepth, "
+                "numjobs, threads, qd, outstanding or a param of the measurement)"
+            )
+        vals = [values] if isinstance(values, (str, int, float)) else list(values)
+        matched = {p.index for p in pts if _match(p, key, vals)}
+        if not matched:
+            raise SpecError(f"fit: holdout {key}={','.join(map(str, vals))} matches no point")
+        held |= matched
+    return held
+
+
+def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
+    """``model="auto"``: rank the candidate families by leave-one-depth-out error, fit the
+    winner (see :mod:`iosim.fit.select`)."""
+    from . import select
+
+    if kwargs.get("params") is not None or kwargs.get("base_stack") is not None:
+        raise SpecError("fit: model 'auto' chooses the family and its parameters; do not pass "
+                        "params or base_stack with it")
+    cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
+    rows = select.rank(curve, holdout, fit, **cv_kw)
+    ok = [r for r in rows if math.isfinite(r["score"])]
+    if not ok:
+        why = "; ".join(f"{r['model']}: {r['error']}" for r in rows if r["error"])
+        raise SpecError(f"fit: model auto: no candidate could be fitted ({why})")
+    pts = _points(curve, None)
+    n_depths = len({p.n for p in pts if p.index not in _select_held(pts, holdout)})
+    res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
+    res.selection = rows
+    res.notes = select.verdict(rows, n_depths)
+    return res
+
+
 def _lsq(fun, x0, lo, hi):
     return optimize.least_squares(
         fun,
@@ -1228,8 +1309,13 @@ def fit(
     ``shape``: ``"lognormal"`` (fit its scv to the measured percentiles) or ``"measured"`` (the
     lowest-depth point's latency percentiles, scaled to the fitted mean service time).
     """
+    if model == "auto":
+        return _fit_auto(curve, holdout, dict(
+            params=params, base_stack=base_stack, bounds=bounds, ios=ios, fit_ios=fit_ios,
+            seed=seed, engine=engine, rel_noise=rel_noise, verify=verify, shape=shape))
     if model not in MODELS:
-        raise SpecError(f"fit: unknown model {model!r}; choose one of {', '.join(MODELS)}")
+        raise SpecError(
+            f"fit: unknown model {model!r}; choose auto or one of {', '.join(MODELS)}")
     if shape not in SHAPES:
         raise SpecError(f"fit: unknown shape {shape!r}; choose one of {', '.join(SHAPES)}")
     mdl = MODELS[model]
@@ -1261,19 +1347,7 @@ def fit(
             f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
         )
     pts = _points(curve, None)
-    # -- split fitted / held out
-    held: set[int] = set()
-    for key, values in (holdout or {}).items():
-        if not _known_key(pts, key):
-            raise SpecError(
-                f"fit: holdout key {key!r} is not a property of the points (use iodepth, "
-                "numjobs, threads, qd, outstanding or a param of the measurement)"
-            )
-        vals = [values] if isinstance(values, (str, int, float)) else list(values)
-        matched = {p.index for p in pts if _match(p, key, vals)}
-        if not matched:
-            raise SpecError(f"fit: holdout {key}={','.join(map(str, vals))} matches no point")
-        held |= matched
+    held = _select_held(pts, holdout)
     train = [p for p in pts if p.index not in held]
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
@@ -1452,6 +1526,11 @@ def fit(
                 f"units (largest fitted depth {top.n}): the knee is not in the data, so "
                 "device.units is only bounded from below"
             )
+    if verify:
+        warnings.extend(checks.missed_training_points(rows, *checks.spread_of(pts)))
+    warnings.extend(checks.implausible(model, values, _fmt))
+    warnings.extend(checks.host_cap(values, train, _fmt))
+    warnings.extend(checks.assumed_span(model, train, base))
     order = sorted(range(len(rows)), key=lambda i: (pts[i].n, i))
     rows = [rows[i] for i in order]
     mape, by_set = _mape(rows)
