@@ -563,6 +563,8 @@ def cmd_fit(args) -> int:
     if args.seed is not None:
         kw["seed"] = _int_arg(args.seed, "--seed", 0)
     kw["shape"] = args.shape
+    if args.format != "auto":
+        kw["fmt"] = args.format
     return run_cli(args.files, args.model, holdout, args.json, **kw)
 
 
@@ -576,6 +578,8 @@ def cmd_parse(args) -> int:
         records = [out.to_dict()]
     elif isinstance(out, Curve):
         records = out.to_records()
+    elif isinstance(out, list):  # job / parameter files: [(name, Workload), ...]
+        records = [{"name": name, **wl.to_dict()} for name, wl in out]
     else:  # a DataFrame (logs, iostat intervals)
         records = json.loads(out.to_json(orient="records"))
     if args.json:
@@ -696,7 +700,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("fit", help="calibrate a stack model to measured points")
     sp.add_argument("files", nargs="+", metavar="FILE")
-    sp.add_argument("--model", required=True, choices=("generic", "ssd", "hdd", "hdd-ncq", "cloud"))
+    sp.add_argument(
+        "--model",
+        required=True,
+        choices=("auto", "generic", "ssd", "ssd-pool", "hdd", "hdd-ncq", "cloud"),
+        help="a model family, or auto: the family with the smallest leave-one-depth-out error",
+    )
+    sp.add_argument(
+        "--format",
+        default="auto",
+        help="the files' format (as for iosim parse; csv for a table); default: detected",
+    )
     sp.add_argument(
         "--holdout",
         action="append",

@@ -96,6 +96,7 @@ from ..stack import Stack, apply_overrides
 from ..theory import random_routing_log_factors
 from ..workload import Workload
 from . import checks
+from .inputs import load_curve
 
 __all__ = [
     "fit",
@@ -394,6 +395,38 @@ class _Point:
         return self.workload.outstanding
 
 
+_SYNC_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2"}  # one I/O at a time per job
+
+
+def _check_one_workload(train: list[_Point], warnings: list[str]) -> None:
+    """The fitted points must share one workload (direction, pattern, size); a mix of I/O
+    engines is worth a warning."""
+    kinds: dict[str, int] = {}
+    for p in train:
+        wl = p.workload
+        key = f"{wl.rw}" + (f" {wl.rwmixread:g}% reads" if wl.rw in ("randrw", "rw") else "") \
+            + f" {wl.mean_block_bytes / 1024:g} KiB"
+        kinds[key] = kinds.get(key, 0) + 1
+    if len(kinds) > 1:
+        listed = "; ".join(f"{k}: {n} point{'s' if n > 1 else ''}"
+                           for k, n in list(kinds.items())[:4])
+        if len(kinds) > 4:
+            listed += f"; and {len(kinds) - 4} more"
+        raise SpecError(
+            f"fit: the fitted points mix workloads ({listed}); one fit has one service time "
+            "per direction and size: fit each workload on its own (hold the others out, e.g. "
+            "--holdout rw=randwrite, or pass their files apart)"
+        )
+    engines = sorted({str(p.results.params["ioengine"]) for p in train
+                      if p.results.params.get("ioengine")})
+    if len(engines) > 1:
+        warnings.append(
+            f"the fitted points mix I/O engines ({', '.join(engines)}): a synchronous engine "
+            "keeps one I/O per job in flight and costs more host time per I/O than an "
+            "asynchronous one, so one host overhead may not fit both"
+        )
+
+
 def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
     p = dict(r.params or {})
     rate = _f(p.get("rate_iops"))
@@ -401,6 +434,21 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
         raise SpecError(
             f"{where}: a rate-limited point (rate_iops = {rate:g}) cannot be fitted yet; "
             "fit points measured without a rate limit (a closed loop of numjobs x iodepth)"
+        )
+    iorate = p.get("iorate")
+    if iorate is not None and _f(iorate) is not None:
+        raise SpecError(
+            f"{where}: vdbench ran this at iorate={iorate} (an open loop: the arrival rate was "
+            "fixed, not the number of I/Os outstanding); the fit takes closed-loop points: use "
+            "the iorate=max runs"
+        )
+    from_tool = "fio_version" in p or "sysbench_version" in p  # (a tool's own output)
+    if from_tool and not any(k in p for k in ("iodepth", "qd")) and \
+            str(p.get("ioengine", "")).lower() not in _SYNC_ENGINES:
+        raise SpecError(
+            f"{where}: the file does not record the I/O depth (fio terse and fio 2.1 JSON have "
+            "no iodepth, an asynchronous sysbench run none): depth 1 would be a guess; give "
+            "the points as a CSV table with a qd or iodepth column"
         )
     if "threads" in p and "numjobs" not in p:
         p["numjobs"] = p["threads"]
@@ -1352,6 +1400,7 @@ def fit(
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
     warnings: list[str] = []
+    _check_one_workload(train, warnings)
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
                         f"{model} model simulates the device family itself")
@@ -1989,34 +2038,6 @@ def _need(num, p, lineno, col):
         raise SpecError(f"{p}:{lineno}: {col} must be a number")
 
 
-def load_curve(files: Sequence[str | os.PathLike]) -> Curve:
-    """Measured points from files: CSV tables (:func:`read_table`) or any trace format
-    ``iosim.traces.read`` understands (fio JSON/text, sysbench, vdbench ...)."""
-    if not files:
-        raise SpecError("fit: give at least one measurement file")
-    points: list[Results] = []
-    for f in files:
-        path = Path(f)
-        if not path.exists():
-            raise SpecError(f"{path}: no such file")
-        if path.suffix.lower() == ".csv":
-            points.extend(read_table(path).points)
-            continue
-        try:
-            from .. import traces
-        except ImportError:  # pragma: no cover - traces ships with iosim
-            raise SpecError(f"{path}: reading traces needs iosim.traces") from None
-        reader = getattr(traces, "read", None)
-        if reader is None:
-            raise SpecError(f"{path}: this build of iosim.traces has no read(); use a CSV table")
-        got = reader(str(path))
-        items = got.points if isinstance(got, Curve) else [got]
-        for r in items:
-            r.params.setdefault("source", path.name)
-        points.extend(items)
-    return Curve(points, label="measured")
-
-
 # -- the command line ----------------------------------------------------------------------
 
 
@@ -2030,6 +2051,7 @@ def run_cli(
     ios: int = 8000,
     seed: int = 1,
     shape: str = "lognormal",
+    fmt: str = "auto",
 ) -> int:
     """``iosim fit FILE... --model M [--holdout KEY=v,...] [--shape S] [--json]``: print the
     fit, return 0.
@@ -2037,7 +2059,7 @@ def run_cli(
     ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
     and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
     ValueError) with a one-line message."""
-    curve = load_curve(files)
+    curve = load_curve(files, fmt)
     res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed,
               shape=shape)
     if as_json:
