@@ -581,7 +581,7 @@ def cmd_parse(args) -> int:
     elif isinstance(out, list):  # job / parameter files: [(name, Workload), ...]
         records = [{"name": name, **wl.to_dict()} for name, wl in out]
     else:  # a DataFrame (logs, iostat intervals)
-        records = json.loads(out.to_json(orient="records"))
+        records = json.loads(out.to_json(orient="records", date_format="iso"))
     if args.json:
         print(json.dumps(records))
     else:

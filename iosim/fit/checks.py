@@ -78,8 +78,8 @@ def spread_of(points: Sequence) -> tuple[float, str]:
             devs.extend(abs(v / mean - 1) for v in vals)
     if devs:
         return max(max(devs), 0.01), f"from {len(devs)} repeated measurements in the data"
-    return DEFAULT_SPREAD, (f"assumed {DEFAULT_SPREAD:.0%}: the data have no repeats (repeated "
-                            "fio runs on such devices differ by about that much)")
+    return DEFAULT_SPREAD, ("assumed: the data have no repeats, and repeated fio runs on "
+                            "such devices differ by about that much")
 
 
 def missed_training_points(rows: Sequence[Mapping], spread: float, source: str) -> list[str]:
