@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from iosim import Curve, Results, Stack, Workload, simulate, theory
-from iosim.fit import MODELS, _build_stack, fit, surrogate
-from iosim.fit import checks, select
+from iosim.fit import MODELS, _build_stack, checks, fit, select, surrogate
 
 
 def _ssd(dies: int, die_s: float, ctrl_s: float, host_s: float = 0.0) -> Stack:
