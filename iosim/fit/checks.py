@@ -53,9 +53,8 @@ PLAUSIBLE: tuple[Plausible, ...] = (
               "a controller overhead above a whole NVMe 4 KiB read at depth 1 (about 85 us) is "
               "host or virtualisation time",
               "Lenovo Press product guide, Intel P4500 NVMe SSDs (QD1 read about 85 us)"),
-    Plausible("cloud", "link.latency_s", 10e-6, 10e-3,
-              "a network volume's floor is 0.1-0.2 ms (ESSD) to single-digit ms (gp3); the "
-              "one-way delay is half of it",
+    Plausible("cloud", "device.latency_s", 20e-6, 20e-3,
+              "a network volume's floor is 0.1-0.2 ms (ESSD) to single-digit ms (gp3)",
               "Alibaba Cloud ESSD docs (about 0.2 ms); AWS EBS gp3 docs (single-digit ms)"),
 )
 
