@@ -1226,7 +1226,7 @@ def _set_dist(base: Distribution, mean: float, scv: float | None) -> Distributio
 def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     over: dict[str, Any] = {}
     scv = values.get("device.service.scv")
-    if "device.service" in values or scv is not None:
+    if base.device.kind == "generic" and ("device.service" in values or scv is not None):
         mean = values.get("device.service", base.device.service.mean_s)
         over["device.service"] = _set_dist(base.device.service, mean, scv)
     if "host.overhead" in values:
@@ -1251,8 +1251,9 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
         over["device.iops_limit"] = float(values["device.iops_limit"])
     if "device.die_service_s" in values:
         v = values["device.die_service_s"]
-        over["device.read_s"] = Exponential(v)
-        over["device.program_s"] = Exponential(v)
+        die = Exponential(v) if scv is None else LogNormal(v, scv)
+        over["device.read_s"] = die
+        over["device.program_s"] = die
     if "device.avg_seek_s" in values:  # the seek curve keeps its shape
         k = values["device.avg_seek_s"] / base.device.avg_seek_s
         for key in ("avg_seek_s", "track_to_track_s", "full_stroke_s"):
@@ -1264,7 +1265,8 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
 def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], metrics,
                    fit_ios: int, seed: int, engine: str, dof: int, rel_noise: float,
                    warnings: list[str], starts: list[dict[str, float]] | None = None,
-                   fixed: Mapping[str, float] | None = None, max_nfev: int = 30):
+                   fixed: Mapping[str, float] | None = None, max_nfev: int = 30,
+                   polish: bool = False):
     """Least squares on simulated IOPS and mean latency (common random numbers: one seed for
     every evaluation; steps of 5 % so that the finite differences see the physics rather than
     the reshuffling of individual events). ``starts``: starting values (default: from the
@@ -1300,10 +1302,15 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
         starts = [{"host.overhead": z0, "device.avg_seek_s": seek} for seek in seeks]
     best = None
     for start in starts:
+        if best is not None and math.sqrt(2 * best.cost / max(len(best.fun), 1)) < 0.04:
+            break  # the first start already fits within the run-to-run noise
         start = {n: min(max(start.get(n, (bnds[n][0] + bnds[n][1]) / 2), bnds[n][0]),
                         bnds[n][1]) for n in names}
+        # a polish starts next to the optimum: steps of 5 % of each value; a disk fitted from
+        # scratch by short noisy runs: scipy's steps (5 % of max(1, |x|), coarser)
+        jac = (lambda x: _coarse_jacobian(fun, x, prob)) if polish else "2-point"
         res = optimize.least_squares(fun, prob.to_x(start), bounds=(prob.lo, prob.hi),
-                                     jac=lambda x: _coarse_jacobian(fun, x, prob),
+                                     jac=jac, diff_step=None if polish else 0.05,
                                      xtol=1e-3, ftol=1e-4, max_nfev=max_nfev)
         if best is None or res.cost < best.cost:
             best = res
@@ -1476,7 +1483,7 @@ def fit(
         raise SpecError("fit: shape 'measured' takes the service variability from the data; "
                         "do not fit device.service.scv with it")
     if measured_shape is None and params is None and not mdl.simulated and \
-            base.device.kind == "generic" and any(
+            base.device.kind in ("generic", "ssd") and any(
         m in p.measured for p in train for m in PCT_METRICS
     ):
         # measured percentiles: fit the service variability too (by simulation)
@@ -1552,20 +1559,6 @@ def fit(
             prob, mean_names, x_best, values, jac, res_vec, dof, rel_noise, bnds, warnings,
             np.zeros(len(x_best)),
         )
-        if mdl.polish and verify:
-            cont = [n for n in mean_names if not PARAMETERS[n].integer]
-            ints_held = {n: values[n] for n in mean_names if PARAMETERS[n].integer}
-            polish_warn: list[str] = []
-            v2, cov2, rms2 = _fit_simulated(
-                base, cont, bnds, train, metrics, max(fit_ios, 10000), seed, engine,
-                dof, rel_noise, polish_warn, starts=[{n: values[n] for n in cont}],
-                fixed=ints_held, max_nfev=25)
-            if True:  # the simulation's own optimum, with its intervals
-                values.update(v2)
-                warnings[:] = [w for w in warnings if not any(w.startswith(n) for n in cont)]
-                warnings.extend(polish_warn)
-                cov_params.update(cov2)
-                rms = rms2
     # -- percentiles by simulation
     stack = _build_stack(base, values)
     if measured_shape is not None:  # (four figures: the percentiles are rounded already)
@@ -1586,6 +1579,22 @@ def fit(
         )
         values["device.service.scv"] = v
         cov_params["device.service.scv"] = p
+        stack = _build_stack(base, values)
+    if mdl.polish and verify and mean_names:
+        # the surrogate is close, not exact, for the family's own model: least squares on
+        # simulated points from its optimum (integers and the scv held), with the
+        # simulation's own intervals
+        cont = [n for n in mean_names if not PARAMETERS[n].integer]
+        held_values = {n: values[n] for n in values if n not in cont}
+        polish_warn: list[str] = []
+        v2, cov2, rms = _fit_simulated(
+            base, cont, bnds, train, metrics, max(fit_ios, 10000), seed, engine,
+            dof, rel_noise, polish_warn, starts=[{n: values[n] for n in cont}],
+            fixed=held_values, max_nfev=25, polish=True)
+        values.update(v2)
+        warnings[:] = [w for w in warnings if not any(w.startswith(n) for n in cont)]
+        warnings.extend(polish_warn)
+        cov_params.update(cov2)
         stack = _build_stack(base, values)
     params_out = {n: cov_params[n] for n in names}
     # -- verification by simulation at every point
@@ -1930,14 +1939,20 @@ def _fit_scv(
             "variability cannot be fitted; kept at 1 (exponential)"
         )
         return 1.0, FitParam(d.name, 1.0, bounds, bounds, d.unit, False, False, d.doc)
-    mean = values.get("device.service", stack.device.service.mean_s)
+    ssd = stack.device.kind == "ssd"
+    if ssd:
+        mean = values.get("device.die_service_s", stack.device.mean_read_s)
+    else:
+        mean = values.get("device.service", stack.device.service.mean_s)
     cache: dict[float, np.ndarray] = {}
 
     def residuals(log_scv: float) -> np.ndarray:
         key = round(log_scv, 6)
         if key in cache:
             return cache[key]
-        s, _ = apply_overrides(stack, None, {"device.service": LogNormal(mean, math.exp(log_scv))})
+        dist = LogNormal(mean, math.exp(log_scv))
+        keys = ("device.read_s", "device.program_s") if ssd else ("device.service",)
+        s, _ = apply_overrides(stack, None, dict.fromkeys(keys, dist))
         out = []
         sims: dict[int, Results] = {}
         for p, m in targets:
