@@ -55,15 +55,35 @@ metric over all points; ``mape_by_set`` the same for fitted and held-out points.
 ``model``, ``warnings``, ``fitted_range``, ``stack`` (the calibrated stack as a table, as in a
 TOML file), ``engine``, ``seed`` and ``ios``.
 
-The models (:data:`MODELS`) are mostly shapes of stacks built from the generic device, so that
-the surrogate is exact and every engine can run them: ``generic`` (K units behind one queue and
-the host overhead), ``ssd`` (the same plus a transfer cap, the controller / bus bandwidth),
-``hdd`` (one unit, as a disk without command reordering) and ``cloud`` (a network delay, a wide
-pool and a rate cap, one per direction). One model fits a device family's own physics:
-``hdd-ncq``, the HDD family (a 7200 rpm geometry, shortest-positioning-time-first over a
-32-command queue) with its seek curve scaled and the host gap fitted by simulation, because a
-disk that reorders its queue gains IOPS with depth in a way no set of identical units follows
-(``hdd`` warns when the data show it). Pass ``base_stack`` for another rpm or geometry.
+The models (:data:`MODELS`):
+
+* ``generic``: K identical units behind one queue, and the host overhead (a sharp knee).
+* ``ssd``: the flash SSD family on the SSD device model. Each request is served by the die its
+  address maps to; with random addresses that is random routing to one of K dies, collisions
+  queue at the die, and the K queues form a product-form network whose rate rises gradually,
+  K n / ((n + K - 1) S) with n requests in the dies (:func:`iosim.theory.mva_random_routing`),
+  instead of the pool's knee. Fitted: dies, die time (and its scv, from percentiles), the
+  controller's fixed time per command, the host interface's transfer cap and the host gap.
+  The surrogate's optimum is then polished by least squares on simulations of the SSD model
+  (the transfers are deterministic and the mapping stripes pages, which the surrogate does not
+  have), holding the integers and the scv.
+* ``ssd-pool``: the former ssd approximation (a pool behind one queue plus a transfer cap).
+* ``cloud``: the cloud volume family on the cloud device: a latency floor with many I/Os in
+  flight at once behind a token bucket capping IOPS, and the host gap; polished by simulation
+  (the bucket paces deterministically; the surrogate treats it as a server of its token time).
+* ``hdd``: one unit, as a disk without command reordering.
+* ``hdd-ncq``: the HDD family (a 7200 rpm geometry, shortest-positioning-time-first over a
+  32-command queue) with its seek curve scaled and the host gap fitted by simulation, because a
+  disk that reorders its queue gains IOPS with depth in a way no set of identical units follows
+  (``hdd`` warns when the data show it). Pass ``base_stack`` for another rpm or geometry.
+* ``auto``: every family with a surrogate, ranked by leave-one-depth-out error
+  (:mod:`iosim.fit.select`); the winner is fitted and verified.
+
+Diagnostics (:mod:`iosim.fit.checks`): fitted points missed beyond the run-to-run spread (from
+repeats in the data, else 8 %), parameters outside the family's physical range (one table with
+sources), a host overhead that alone caps IOPS below a measured point, the span assumed for a
+disk when the data do not give it. Inputs (:mod:`iosim.fit.inputs`): what becomes a point and
+what is refused.
 
 What a closed-loop curve can tell
 ---------------------------------
