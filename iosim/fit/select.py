@@ -23,6 +23,10 @@ from ..spec import SpecError
 #: by simulating the disk, tens of seconds per fit: ask for it by name)
 CANDIDATES = ("generic", "ssd", "cloud", "hdd")
 
+#: scores closer than this (a fraction: half the 8 % run-to-run spread assumed by the
+#: diagnostics) are reported as a tie
+TIE_GAP = 0.04
+
 
 def _depths(points: list, held: set[int]) -> list[int]:
     return sorted({p.n for p in points if p.index not in held})
@@ -85,9 +89,13 @@ def verdict(rows: list[dict], n_depths: int) -> list[str]:
            f"{win['params']} parameters)"]
     if len(ok) > 1:
         second = ok[1]
+        gap = second["score"] - win["score"]
         out[0] += (f", ahead of {second['model']} ({second['score']:.1f} %, "
-                   f"{second['params']} parameters) by {second['score'] - win['score']:.1f} "
-                   "points")
+                   f"{second['params']} parameters) by {gap:.1f} points")
+        if gap < 100 * TIE_GAP:
+            out.append(f"auto: {win['model']} and {second['model']} are tied (less than "
+                       f"{100 * TIE_GAP:.0f} points apart, within the run-to-run spread): the "
+                       "data do not tell these families apart")
     if n_depths < 4:
         out.append(f"auto: only {n_depths} fitted depths: each cross-validation fit sees "
                    f"{n_depths - 1}, fewer numbers than most families have parameters, so the "
