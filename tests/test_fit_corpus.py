@@ -58,7 +58,6 @@ def test_iostat_intervals_are_points():
     ("fio-logs/fio31-mx200-sweep-depth16_clat.1.log", "fio log"),
     ("iostat/iostat-plain-tps-no-x-sandisk.txt", "without -x"),
     ("vdbench/parm-4hosts-32sd-inline-comments.vdb", "describes workloads"),
-    ("vdbench/vdb50401-2hosts-51wd-3rd-summary.html", "open loop"),
     ("fio-terse/fio341-windows-terse-v3-qd-sweep-with-header-line.txt", "I/O depth"),
     ("fio-json/fio214-pkb-5jobs-seq-rand-parallel.json", "I/O depth"),
     ("fio-json/fio217-pkb-rand16k-2jobs-nj2-no-diskutil.json", "mix workloads"),
@@ -66,6 +65,12 @@ def test_iostat_intervals_are_points():
 def test_refusals_say_why(pattern, why):
     rc, err = _run(["fit", str(_one(pattern)), "--model", "generic", "--ios", "200"])
     assert rc == 2 and why in err, err
+
+
+def test_vdbench_iorate_runs_are_open_loops_or_saturated_closed_loops():
+    rc, err = _run(["fit", str(_one("vdbench/vdb50401-2hosts-51wd-3rd-summary.html")),
+                    "--model", "hdd", "--ios", "500"])
+    assert rc == 0, err
 
 
 def test_parse_prints_a_parameter_file():

@@ -482,13 +482,16 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
             f"{where}: a rate-limited point (rate_iops = {rate:g}) cannot be fitted yet; "
             "fit points measured without a rate limit (a closed loop of numjobs x iodepth)"
         )
-    iorate = p.get("iorate")
-    if iorate is not None and _f(iorate) is not None:
-        raise SpecError(
-            f"{where}: vdbench ran this at iorate={iorate} (an open loop: the arrival rate was "
-            "fixed, not the number of I/Os outstanding); the fit takes closed-loop points: use "
-            "the iorate=max runs"
-        )
+    iorate = _f(p.get("iorate"))
+    if iorate is not None:  # vdbench at a fixed rate: an open loop (Poisson arrivals)
+        got = _f(getattr(r, "iops", None))
+        if got is not None and got < 0.9 * iorate:
+            # the generator could not keep up: every thread was busy, so its threads, not the
+            # rate, set the load: a closed loop of that many I/Os
+            iorate = None
+        else:
+            p.setdefault("numjobs", 1)
+            p.setdefault("iodepth", 1)
     from_tool = "fio_version" in p or "sysbench_version" in p  # (a tool's own output)
     if from_tool and not any(k in p for k in ("iodepth", "qd")) and \
             str(p.get("ioengine", "")).lower() not in _SYNC_ENGINES:
@@ -522,13 +525,18 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
             "(needs numjobs/iodepth, threads or qd in its params)"
         )
     d.pop("rate_iops", None)
+    if iorate is not None:
+        d["rate_iops"] = iorate
+        d["arrival"] = "poisson"
     try:
         return Workload.from_dict(d)
     except SpecError as exc:
         raise SpecError(f"{where}: {exc}") from None
 
 
-def _points(curve: Curve | Sequence[Results], base_workload: Workload | None) -> list[_Point]:
+def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
+            notes: list[str] | None = None) -> list[_Point]:
+    notes = notes if notes is not None else []
     if isinstance(curve, Results):
         curve = [curve]
     if isinstance(curve, Curve):
@@ -554,9 +562,15 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None) ->
         if not any(m in meas for m in MEAN_METRICS):
             raise SpecError(f"{where}: has neither IOPS nor a mean latency to fit")
         label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth}
-        for k in ("threads", "qd", "source"):
+        for k in ("threads", "qd", "iorate", "source"):
             if k in r.params:
                 label[k] = r.params[k]
+        asked = _f(r.params.get("iorate"))
+        if asked is not None and not wl.open_loop:
+            notes.append(
+                f"{where}: vdbench asked for iorate={asked:g} and got "
+                f"{meas.get('iops', float('nan')):.4g} IOPS: it could not keep up, so the "
+                f"point is taken as a closed loop of its {wl.outstanding} threads")
         out.append(_Point(i, r, wl, meas, label))
     return out
 
@@ -567,6 +581,8 @@ def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
         k = k[len("workload.") :]
     p = point.results.params or {}
     cand: list[Any] = []
+    if k == "_index":  # the points' order in the curve (model="auto"'s leave-one-out)
+        cand.append(point.index)
     if k in p:
         cand.append(p[k])
     if k in ("threads",) and "threads" not in p:
@@ -599,7 +615,7 @@ def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
 
 def _known_key(points: list[_Point], key: str) -> bool:
     k = key.strip().removeprefix("workload.")
-    if k in ("threads", "qd", "numjobs", "iodepth", "outstanding", "n"):
+    if k in ("threads", "qd", "numjobs", "iodepth", "outstanding", "n", "_index"):
         return True
     if k in ("block_size_bytes", "rw", "rwmixread", "span_bytes"):
         return True
@@ -875,9 +891,67 @@ def surrogate(stack: Stack, workloads: Iterable[Workload]) -> list[dict[str, flo
     return _predict_flat(flat, wls)
 
 
+def _open_queue_s(rate: float, service: float) -> float:
+    """Mean residence of an M/M/1 station (inf when it cannot keep up)."""
+    rho = rate * service
+    return service / (1.0 - rho) if rho < 1.0 else math.inf
+
+
+def _open_pool_s(rate: float, service: float, units: float) -> float:
+    """Mean residence in a pool of ``units`` servers (real-valued: the rate grows by one unit
+    per request up to ``units``) fed by Poisson arrivals: the open product-form marginal
+    P(n) ~ (rate S)^n / prod min(i, units), summed until its terms are negligible."""
+    a = rate * service
+    if a >= units:
+        return math.inf
+    if units > 64 and a < 0.2 * units:  # hardly anyone queues: a delay
+        return service
+    tail = math.ceil(60.0 / max(-math.log(a / units), 1e-3))
+    n = np.arange(1, int(math.ceil(units)) + min(tail, 200_000) + 1, dtype=float)
+    logt = np.concatenate([[0.0], np.cumsum(math.log(a) - np.log(np.minimum(n, units)))])
+    w = np.exp(logt - logt.max())
+    return float((np.arange(len(w)) * w).sum() / w.sum()) / rate
+
+
+def _open_latency(flat: _Flat, wl: Workload) -> float:
+    """Mean latency of an open loop (Poisson arrivals at ``wl.rate_iops``) through the
+    network below the host: in an open product-form network the stations are independent,
+    so the latency is the sum of each station's own (the host overhead is not on the path:
+    arrivals do not wait for completions)."""
+    lam, bs, rf = float(wl.rate_iops), wl.mean_block_bytes, wl.read_fraction
+    service = flat.service_s
+    if flat.write_service_s is not None:
+        service = rf * service + (1.0 - rf) * flat.write_service_s
+    if math.isfinite(flat.media_rate_Bps):
+        service += bs / flat.media_rate_Bps
+    k = max(flat.units, 1.0)
+    if flat.random_routing:
+        r = _open_queue_s(lam / k, service)
+    else:
+        r = _open_pool_s(lam, service, k)
+    r += 2.0 * flat.latency_s + flat.controller_s
+    for frac in (f for f in (rf, 1.0 - rf) if f > 0):
+        if math.isfinite(flat.bandwidth_Bps):
+            r += frac * _open_queue_s(lam * frac / flat.paths,
+                                      bs / flat.bandwidth_Bps)
+        if math.isfinite(flat.host_if_Bps):
+            r += frac * _open_queue_s(lam * frac, bs / flat.host_if_Bps)
+    if math.isfinite(flat.bucket_iops):
+        ops = 1.0 if not math.isfinite(flat.io_unit_bytes) else \
+            float(max(1, math.ceil(bs / flat.io_unit_bytes)))
+        r += _open_queue_s(lam, ops / flat.bucket_iops)
+    return r
+
+
 def _predict_flat(flat: _Flat, wls: list[Workload]) -> list[dict[str, float]]:
     groups: dict[tuple, list[int]] = {}
+    out: list[dict[str, float]] = [{} for _ in wls]
     for i, wl in enumerate(wls):
+        if wl.open_loop:
+            r = _open_latency(flat, wl)
+            out[i] = {"iops": float(wl.rate_iops) if math.isfinite(r) else math.nan,
+                      "lat_mean_s": r}
+            continue
         key = (
             wl.mean_block_bytes,
             wl.read_fraction,
@@ -886,7 +960,6 @@ def _predict_flat(flat: _Flat, wls: list[Workload]) -> list[dict[str, float]]:
             wl.thinktime_s,
         )
         groups.setdefault(key, []).append(i)
-    out: list[dict[str, float]] = [{} for _ in wls]
     for (bs, rf, nj, deep, think), idx in groups.items():
         n_max = max(wls[i].outstanding for i in idx)
         x, r = _solve_group(flat, n_max, bs, rf, max(nj, 1), 2 if deep else 1, think)
@@ -1400,7 +1473,7 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
         why = "; ".join(f"{r['model']}: {r['error']}" for r in rows if r["error"])
         raise SpecError(f"fit: model auto: no candidate could be fitted ({why})")
     pts = _points(curve, None)
-    n_depths = len({p.n for p in pts if p.index not in _select_held(pts, holdout)})
+    n_depths = len(select._groups(pts, _select_held(pts, holdout)))
     res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
     res.selection = rows
     res.notes = select.verdict(rows, n_depths)
@@ -1492,12 +1565,13 @@ def fit(
             f"fit: the {model} model needs a base stack with device.kind "
             f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
         )
-    pts = _points(curve, None)
+    point_notes: list[str] = []
+    pts = _points(curve, None, point_notes)
     held = _select_held(pts, holdout)
     train = [p for p in pts if p.index not in held]
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
-    warnings: list[str] = []
+    warnings: list[str] = list(point_notes)
     _check_one_workload(train, warnings)
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
@@ -1527,7 +1601,9 @@ def fit(
             )
         bnds[k] = (lo, hi)
     mean_names = [n for n in names if n not in _SIM_ONLY]
-    metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS if m in p.measured]
+    # an open-loop point's IOPS are its arrival rate: only its latency says something
+    metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS
+               if m in p.measured and not (m == "iops" and p.workload.open_loop)]
     if model in ("hdd", "hdd-ncq"):
         _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
     n_res = len(metrics)
@@ -1653,6 +1729,7 @@ def fit(
         rows.append(
             {
                 "set": "holdout" if p.index in held else "fit",
+                "index": p.index,
                 **_jsonable(p.label),
                 "measured": dict(p.measured),
                 "predicted": pred,

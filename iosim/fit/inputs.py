@@ -17,8 +17,10 @@
 * fio latency / IOPS / bandwidth logs, iostat without ``-x``, fio job files and vdbench
   parameter files hold no closed-loop point (a time series of one run, or a description of a
   workload): refused in one line saying what to pass instead.
-* Open-loop points (vdbench ``iorate=`` a number, fio ``rate_iops``) are refused by the fit
-  with the same kind of line (see :func:`iosim.fit.fit`).
+* vdbench ``iorate=`` runs are open-loop points (Poisson arrivals at that rate): their latency
+  is fitted with the open network's surrogate and verified by open-loop simulation; a run that
+  did not reach its rate (every thread busy) is a closed loop of its threads, with a warning.
+  fio's ``rate_iops`` (a rate limit on a closed loop) is refused.
 """
 
 from __future__ import annotations

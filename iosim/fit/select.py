@@ -28,8 +28,16 @@ CANDIDATES = ("generic", "ssd", "cloud", "hdd")
 TIE_GAP = 0.04
 
 
-def _depths(points: list, held: set[int]) -> list[int]:
-    return sorted({p.n for p in points if p.index not in held})
+def _groups(points: list, held: set[int]) -> list[list[int]]:
+    """The groups of fitted points left out one at a time (their indices): one depth of the
+    closed loops, or one arrival rate of the open loops."""
+    groups: dict[tuple, list[int]] = {}
+    for p in points:
+        if p.index not in held:
+            key = ("rate", float(p.workload.rate_iops)) if p.workload.open_loop else \
+                ("depth", float(p.n))
+            groups.setdefault(key, []).append(p.index)
+    return [groups[k] for k in sorted(groups)]
 
 
 def cross_validate(
@@ -42,15 +50,15 @@ def cross_validate(
 
     pts = _points(curve, None)
     held = _select_held(pts, holdout)
-    depths = _depths(pts, held)
+    groups = _groups(pts, held)
     n_params = len(MODELS[model].params)
     errs: dict[str, list[float]] = {"iops": [], "lat_mean_s": []}
     row: dict[str, Any] = {"model": model, "params": n_params, "cv_iops": None,
                            "cv_lat": None, "score": math.inf, "error": None}
-    for n in depths:
+    for group in groups:
         ho = {k: list(v) if not isinstance(v, (str, int, float)) else [v]
               for k, v in (holdout or {}).items()}
-        ho.setdefault("outstanding", []).append(n)
+        ho["_index"] = group
         try:
             # the model's mean parameters only: no simulation (the scv is fitted by it)
             res = fit_fn(curve, model=model, holdout=ho, verify=False,
@@ -59,7 +67,7 @@ def cross_validate(
             row["error"] = str(exc)
             return row
         for p in res.points:
-            if p["outstanding"] == n:
+            if p["index"] in group:
                 for m in errs:
                     if m in p["error"]:
                         errs[m].append(abs(p["error"][m]))
@@ -97,9 +105,9 @@ def verdict(rows: list[dict], n_depths: int) -> list[str]:
                        f"{100 * TIE_GAP:.0f} points apart, within the run-to-run spread): the "
                        "data do not tell these families apart")
     if n_depths < 4:
-        out.append(f"auto: only {n_depths} fitted depths: each cross-validation fit sees "
-                   f"{n_depths - 1}, fewer numbers than most families have parameters, so the "
-                   "ranking is a rough one")
+        out.append(f"auto: only {n_depths} fitted depths (or rates): each cross-validation "
+                   f"fit sees {n_depths - 1}, fewer numbers than most families have "
+                   "parameters, so the ranking is a rough one")
     return out
 
 
