@@ -91,3 +91,16 @@ def test_a_job_file_is_refused(tmp_path):
     f.write_text("[global]\nioengine=libaio\n[j]\nrw=randread\nbs=4k\niodepth=8\n")
     with pytest.raises(SpecError, match="describes workloads, not results"):
         load_curve([f])
+
+
+def test_fit_format_option(tmp_path, capsys):
+    from iosim.cli import main
+
+    f = tmp_path / "points.txt"  # a table without the .csv extension
+    f.write_text("qd,iops,lat_mean_ms\n1,1000,1.0\n4,3000,1.33\n16,4000,4.0\n")
+    assert main(["fit", str(f), "--model", "generic", "--format", "csv", "--ios", "500",
+                 "--params", "device.service,device.units"]) == 0
+    assert "model generic" in capsys.readouterr().out
+    assert main(["fit", str(f), "--model", "generic", "--format", "fio-json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err
