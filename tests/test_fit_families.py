@@ -176,3 +176,23 @@ def test_open_loop_points_are_fitted_as_open_loops():
                    params={"iorate": 500, "threads": 2, "rw": "randread"})
     res = fit([slow, *pts[:2]], model="ssd", params=["device.die_service_s"], verify=False)
     assert any("could not keep up" in w and "2 threads" in w for w in res.warnings)
+
+
+def test_reads_and_writes_get_their_own_die_time():
+    stack = _build_stack(MODELS["ssd"].stack(), {
+        "device.dies": 16, "device.die_read_s": 80e-6, "device.die_write_s": 30e-6,
+        "device.controller_overhead_s": 10e-6})
+    pts = []
+    for rw in ("randread", "randwrite"):
+        for i, n in enumerate((1, 4, 16, 64)):
+            r = simulate(stack, Workload(rw=rw, iodepth=n), ios=6000, seed=500 + i)
+            r.params = {"iodepth": n, "numjobs": 1, "rw": rw}
+            pts.append(r)
+    res = fit(pts, model="ssd", ios=4000)
+    assert "device.die_read_s" in res.params and "device.die_write_s" in res.params
+    for k, v in (("device.die_read_s", 80e-6), ("device.die_write_s", 30e-6)):
+        assert res.params[k].ci95[0] <= v <= res.params[k].ci95[1], (k, res.params[k])
+    assert res.mape["iops"] < 8 and res.mape["lat_mean_s"] < 8
+    # another model has one service time: the mix is refused
+    with pytest.raises(Exception, match="mix workloads"):
+        fit(pts, model="generic", verify=False)

@@ -231,6 +231,24 @@ PARAMETERS: dict[str, ParamDef] = {
             "mean time a request holds its die (array read or program plus transfer)",
         ),
         ParamDef(
+            "device.die_read_s",
+            1e-7,
+            0.1,
+            True,
+            False,
+            "s",
+            "mean time a read holds its die (fitted apart from writes when the data mix them)",
+        ),
+        ParamDef(
+            "device.die_write_s",
+            1e-7,
+            0.1,
+            True,
+            False,
+            "s",
+            "mean time a write holds its die (fitted apart from reads when the data mix them)",
+        ),
+        ParamDef(
             "device.controller_overhead_s",
             0.0,
             0.01,
@@ -443,14 +461,29 @@ class _Point:
 _SYNC_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2"}  # one I/O at a time per job
 
 
-def _check_one_workload(train: list[_Point], warnings: list[str]) -> None:
-    """The fitted points must share one workload (direction, pattern, size); a mix of I/O
+def _has_reads_and_writes(curve) -> bool:
+    """Whether the points (before any holdout) include both reads and writes."""
+    try:
+        pts = _points(curve, None)
+    except SpecError:
+        return False
+    fr = [p.workload.read_fraction for p in pts]
+    return any(f > 0 for f in fr) and any(f < 1 for f in fr) and len(set(fr)) > 1
+
+
+def _check_one_workload(train: list[_Point], warnings: list[str],
+                        by_direction: bool = False) -> None:
+    """The fitted points must share one workload (direction, pattern, size), or one size and
+    pattern when the model fits reads and writes apart (``by_direction``); a mix of I/O
     engines is worth a warning."""
     kinds: dict[str, int] = {}
     for p in train:
         wl = p.workload
-        key = f"{wl.rw}" + (f" {wl.rwmixread:g}% reads" if wl.rw in ("randrw", "rw") else "") \
-            + f" {wl.mean_block_bytes / 1024:g} KiB"
+        rw = wl.rw
+        if by_direction:
+            rw = "random" if rw.startswith("rand") else "sequential"
+        key = rw + (f" {wl.rwmixread:g}% reads" if wl.rw in ("randrw", "rw") and
+                    not by_direction else "") + f" {wl.mean_block_bytes / 1024:g} KiB"
         kinds[key] = kinds.get(key, 0) + 1
     if len(kinds) > 1:
         listed = "; ".join(f"{k}: {n} point{'s' if n > 1 else ''}"
@@ -780,8 +813,9 @@ class _Flat:
         }.get(name)
         if attr is not None:
             setattr(self, attr, float(value))
-        if name == "device.die_service_s":
+        if name in ("device.die_service_s", "device.die_read_s"):
             self.service_s = float(value)
+        if name in ("device.die_service_s", "device.die_write_s"):
             self.write_service_s = float(value)
 
 
@@ -1266,6 +1300,7 @@ def _initial(
     guess["device.latency_s"] = floor
     guess["device.iops_limit"] = 1.05 * xmax
     guess["device.die_service_s"] = 0.7 * floor
+    guess["device.die_read_s"] = guess["device.die_write_s"] = 0.7 * floor
     guess["device.controller_overhead_s"] = 0.3 * floor
     guess["device.host_interface_Bps"] = base.host_if_Bps
     bs = p1.workload.mean_block_bytes
@@ -1344,11 +1379,12 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
         over["device.latency"] = _set_dist(base.device.latency, values["device.latency_s"], None)
     if "device.iops_limit" in values:
         over["device.iops_limit"] = float(values["device.iops_limit"])
-    if "device.die_service_s" in values:
-        v = values["device.die_service_s"]
-        die = Exponential(v) if scv is None else LogNormal(v, scv)
-        over["device.read_s"] = die
-        over["device.program_s"] = die
+    for key, fields in (("device.die_service_s", ("read_s", "program_s")),
+                        ("device.die_read_s", ("read_s",)), ("device.die_write_s", ("program_s",))):
+        if key in values:
+            v = values[key]
+            for f in fields:
+                over[f"device.{f}"] = Exponential(v) if scv is None else LogNormal(v, scv)
     if "device.avg_seek_s" in values:  # the seek curve keeps its shape
         k = values["device.avg_seek_s"] / base.device.avg_seek_s
         for key in ("avg_seek_s", "track_to_track_s", "full_stroke_s"):
@@ -1539,6 +1575,10 @@ def fit(
     if isinstance(params, str):
         params = [params]
     names = list(params) if params is not None else list(mdl.params)
+    if params is None and "device.die_service_s" in names and _has_reads_and_writes(curve):
+        # the data mix reads and writes: each direction holds its die for its own time
+        i = names.index("device.die_service_s")
+        names[i:i + 1] = ["device.die_read_s", "device.die_write_s"]
     if not names:
         raise SpecError("fit: no parameters to fit (params is empty)")
     for n in names:
@@ -1570,7 +1610,9 @@ def fit(
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
     warnings: list[str] = list(point_notes)
-    _check_one_workload(train, warnings)
+    _check_one_workload(train, warnings,
+                        by_direction="device.die_read_s" in names or
+                        "device.die_write_s" in names)
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
                         f"{model} model simulates the device family itself")
@@ -2039,19 +2081,21 @@ def _fit_scv(
         )
         return 1.0, FitParam(d.name, 1.0, bounds, bounds, d.unit, False, False, d.doc)
     ssd = stack.device.kind == "ssd"
-    if ssd:
-        mean = values.get("device.die_service_s", stack.device.mean_read_s)
+    if ssd:  # the read and the program time keep their means, take the one scv
+        means = {"device.read_s": values.get("device.die_read_s", values.get(
+                     "device.die_service_s", stack.device.mean_read_s)),
+                 "device.program_s": values.get("device.die_write_s", values.get(
+                     "device.die_service_s", stack.device.mean_program_s))}
     else:
-        mean = values.get("device.service", stack.device.service.mean_s)
+        means = {"device.service": values.get("device.service", stack.device.service.mean_s)}
     cache: dict[float, np.ndarray] = {}
 
     def residuals(log_scv: float) -> np.ndarray:
         key = round(log_scv, 6)
         if key in cache:
             return cache[key]
-        dist = LogNormal(mean, math.exp(log_scv))
-        keys = ("device.read_s", "device.program_s") if ssd else ("device.service",)
-        s, _ = apply_overrides(stack, None, dict.fromkeys(keys, dist))
+        s, _ = apply_overrides(stack, None, {k: LogNormal(m, math.exp(log_scv))
+                                             for k, m in means.items()})
         out = []
         sims: dict[int, Results] = {}
         for p, m in targets:
