@@ -196,3 +196,22 @@ def test_reads_and_writes_get_their_own_die_time():
     # another model has one service time: the mix is refused
     with pytest.raises(Exception, match="mix workloads"):
         fit(pts, model="generic", verify=False)
+
+
+@pytest.mark.parametrize("cap_model", ["separate", "shared"])
+def test_cloud_budgets_separate_or_shared_are_chosen_by_the_data(cap_model):
+    stack = MODELS["cloud"].stack().with_(**{
+        "device.cap_model": cap_model, "device.iops_limit": math.inf,
+        "device.read_iops_limit": 20000.0, "device.write_iops_limit": 8000.0,
+        "device.latency": "lognormal:400us,scv=0.25"})
+    pts = []
+    for rw, mix in (("randread", {}), ("randwrite", {}), ("randrw", {"rwmixread": 50})):
+        for i, n in enumerate((1, 4, 16, 64)):
+            r = simulate(stack, Workload(rw=rw, iodepth=n, **mix), ios=5000, seed=700 + i)
+            r.params = {"iodepth": n, "numjobs": 1, "rw": rw, **mix}
+            pts.append(r)
+    res = fit(pts, model="cloud", ios=3000)
+    assert f"choose {cap_model} read/write budgets" in res.notes[0]
+    for k, v in (("device.read_iops_limit", 20000), ("device.write_iops_limit", 8000),
+                 ("device.latency_s", 400e-6)):
+        assert res.params[k].ci95[0] <= v <= res.params[k].ci95[1], (k, res.params[k])

@@ -287,6 +287,24 @@ PARAMETERS: dict[str, ParamDef] = {
             "a cloud volume's IOPS cap: a token bucket refilling at this rate",
         ),
         ParamDef(
+            "device.read_iops_limit",
+            1.0,
+            1e8,
+            True,
+            False,
+            "",
+            "a cloud volume's cap on reads (its own bucket, or a share of one budget)",
+        ),
+        ParamDef(
+            "device.write_iops_limit",
+            1.0,
+            1e8,
+            True,
+            False,
+            "",
+            "a cloud volume's cap on writes (its own bucket, or a share of one budget)",
+        ),
+        ParamDef(
             "link.bandwidth_Bps",
             1e3,
             1e12,
@@ -758,6 +776,27 @@ class _Flat:
     # a cloud volume: a token bucket (IOPS, each I/O counting ceil(size / unit) operations)
     bucket_iops: float = math.inf
     io_unit_bytes: float = math.inf
+    # per-direction IOPS caps: one bucket each ("separate") or one budget both draw on
+    read_bucket_iops: float = math.inf
+    write_bucket_iops: float = math.inf
+    shared_budget: bool = False
+
+    def buckets(self, block_bytes: float, read_fraction: float) -> list[tuple[float, float]]:
+        """The token buckets as (fraction of I/Os that visit, token time per visit)."""
+        ops = 1.0 if not math.isfinite(self.io_unit_bytes) else \
+            float(max(1, math.ceil(block_bytes / self.io_unit_bytes)))
+        rf = read_fraction
+        out = []
+        if math.isfinite(self.bucket_iops):
+            out.append((1.0, ops / self.bucket_iops))
+        r_cap, w_cap = self.read_bucket_iops, self.write_bucket_iops
+        if self.shared_budget and (math.isfinite(r_cap) or math.isfinite(w_cap)):
+            out.append((1.0, ops * (rf / r_cap + (1.0 - rf) / w_cap)))
+        elif not self.shared_budget:
+            for frac, cap in ((rf, r_cap), (1.0 - rf, w_cap)):
+                if frac > 0 and math.isfinite(cap):
+                    out.append((frac, ops / cap))
+        return out
 
     @classmethod
     def of(cls, stack: Stack) -> _Flat:
@@ -777,6 +816,9 @@ class _Flat:
                 media_rate_Bps=dev.media_rate_Bps,
                 bucket_iops=dev.iops_limit,
                 io_unit_bytes=dev.io_unit_bytes,
+                read_bucket_iops=dev.read_iops_limit,
+                write_bucket_iops=dev.write_iops_limit,
+                shared_budget=dev.cap_model == "shared",
                 **common,
             )
         if dev.kind == "ssd":
@@ -810,6 +852,8 @@ class _Flat:
             "device.host_interface_Bps": "host_if_Bps",
             "device.latency_s": "service_s",
             "device.iops_limit": "bucket_iops",
+            "device.read_iops_limit": "read_bucket_iops",
+            "device.write_iops_limit": "write_bucket_iops",
         }.get(name)
         if attr is not None:
             setattr(self, attr, float(value))
@@ -853,10 +897,8 @@ def _solve_group(
     delay = 2.0 * flat.latency_s + flat.controller_s
     if delay > 0:
         inner = _conv(inner, _log_f_servers(delay, math.inf, q_int))
-    if math.isfinite(flat.bucket_iops):  # the bucket as a server of its token time
-        ops = 1.0 if not math.isfinite(flat.io_unit_bytes) else \
-            float(max(1, math.ceil(block_bytes / flat.io_unit_bytes)))
-        inner = _conv(inner, _log_f_servers(ops / flat.bucket_iops, 1.0, q_int))
+    for frac, token_s in flat.buckets(block_bytes, read_fraction):  # a bucket: a server of
+        inner = _conv(inner, _log_f_servers(frac * token_s, 1.0, q_int))  # its token time
     if math.isfinite(flat.host_if_Bps):
         for frac in (f for f in (read_fraction, 1.0 - read_fraction) if f > 0):
             inner = _conv(inner, _log_f_servers(frac * block_bytes / flat.host_if_Bps, 1.0,
@@ -968,10 +1010,8 @@ def _open_latency(flat: _Flat, wl: Workload) -> float:
                                       bs / flat.bandwidth_Bps)
         if math.isfinite(flat.host_if_Bps):
             r += frac * _open_queue_s(lam * frac, bs / flat.host_if_Bps)
-    if math.isfinite(flat.bucket_iops):
-        ops = 1.0 if not math.isfinite(flat.io_unit_bytes) else \
-            float(max(1, math.ceil(bs / flat.io_unit_bytes)))
-        r += _open_queue_s(lam, ops / flat.bucket_iops)
+    for frac, token_s in flat.buckets(bs, rf):
+        r += frac * _open_queue_s(lam * frac, token_s)
     return r
 
 
@@ -1067,8 +1107,8 @@ class FitResult:
             "engine": self.engine,
             "seed": self.seed,
             "ios": self.ios,
-            **({"selection": self.selection, "notes": list(self.notes)}
-               if self.selection is not None else {}),
+            **({"selection": self.selection} if self.selection is not None else {}),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
     def to_json(self) -> str:
@@ -1299,6 +1339,7 @@ def _initial(
         guess["device.service"] = 0.2 * floor
     guess["device.latency_s"] = floor
     guess["device.iops_limit"] = 1.05 * xmax
+    guess["device.read_iops_limit"] = guess["device.write_iops_limit"] = 1.05 * xmax
     guess["device.die_service_s"] = 0.7 * floor
     guess["device.die_read_s"] = guess["device.die_write_s"] = 0.7 * floor
     guess["device.controller_overhead_s"] = 0.3 * floor
@@ -1377,8 +1418,9 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
         over["device.dies_per_channel"] = 1
     if "device.latency_s" in values:
         over["device.latency"] = _set_dist(base.device.latency, values["device.latency_s"], None)
-    if "device.iops_limit" in values:
-        over["device.iops_limit"] = float(values["device.iops_limit"])
+    for k in ("device.iops_limit", "device.read_iops_limit", "device.write_iops_limit"):
+        if k in values:
+            over[k] = float(values[k])
     for key, fields in (("device.die_service_s", ("read_s", "program_s")),
                         ("device.die_read_s", ("read_s",)), ("device.die_write_s", ("program_s",))):
         if key in values:
@@ -1492,6 +1534,26 @@ def _select_held(pts: list[_Point], holdout: Mapping[str, Sequence[Any]] | None)
     return held
 
 
+def _fit_cloud_budgets(curve, holdout, kwargs: dict) -> FitResult:
+    """A cloud volume measured with reads and writes: a cap per direction, either one bucket
+    each (``separate``) or one budget both draw on (``shared``); both are fitted and the data
+    choose (the smaller sum of squared residuals on the fitted points)."""
+    names = ["host.overhead", "device.latency_s", "device.read_iops_limit",
+             "device.write_iops_limit"]
+    got = {}
+    for cap_model in ("separate", "shared"):
+        base = MODELS["cloud"].stack().with_(**{"device.cap_model": cap_model,
+                                                 "device.iops_limit": math.inf})
+        got[cap_model] = fit(curve, model="cloud", params=names, holdout=holdout,
+                             base_stack=base, **kwargs)
+    best, other = sorted(got, key=lambda k: got[k].surrogate_rms)
+    res = got[best]
+    res.notes.append(
+        f"cloud: the data choose {best} read/write budgets (rms log error "
+        f"{res.surrogate_rms:.3f} against {got[other].surrogate_rms:.3f} for {other})")
+    return res
+
+
 def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     """``model="auto"``: rank the candidate families by leave-one-depth-out error, fit the
     winner (see :mod:`iosim.fit.select`)."""
@@ -1510,7 +1572,7 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     n_depths = len(select._groups(pts, _select_held(pts, holdout)))
     res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
     res.selection = rows
-    res.notes = select.verdict(rows, n_depths)
+    res.notes = select.verdict(rows, n_depths) + res.notes
     return res
 
 
@@ -1543,6 +1605,7 @@ def fit(
     rel_noise: float = 0.01,
     verify: bool = True,
     shape: str = "lognormal",
+    percentiles: bool = True,
 ) -> FitResult:
     """Calibrate ``params`` of a ``model`` stack to a measured curve.
 
@@ -1561,11 +1624,14 @@ def fit(
     ``verify=False`` skips the simulation and reports the analytic predictions.
     ``shape``: ``"lognormal"`` (fit its scv to the measured percentiles) or ``"measured"`` (the
     lowest-depth point's latency percentiles, scaled to the fitted mean service time).
+    ``percentiles=False`` fits the means only (no simulation for the scv, as ``auto``'s
+    cross-validation does). ``model="auto"`` chooses the family (:mod:`iosim.fit.select`).
     """
     if model == "auto":
         return _fit_auto(curve, holdout, dict(
             params=params, base_stack=base_stack, bounds=bounds, ios=ios, fit_ios=fit_ios,
-            seed=seed, engine=engine, rel_noise=rel_noise, verify=verify, shape=shape))
+            seed=seed, engine=engine, rel_noise=rel_noise, verify=verify, shape=shape,
+            percentiles=percentiles))
     if model not in MODELS:
         raise SpecError(
             f"fit: unknown model {model!r}; choose auto or one of {', '.join(MODELS)}")
@@ -1575,6 +1641,11 @@ def fit(
     if isinstance(params, str):
         params = [params]
     names = list(params) if params is not None else list(mdl.params)
+    if model == "cloud" and params is None and base_stack is None and \
+            _has_reads_and_writes(curve):
+        return _fit_cloud_budgets(curve, holdout, dict(
+            bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed, engine=engine,
+            rel_noise=rel_noise, verify=verify, shape=shape, percentiles=percentiles))
     if params is None and "device.die_service_s" in names and _has_reads_and_writes(curve):
         # the data mix reads and writes: each direction holds its die for its own time
         i = names.index("device.die_service_s")
@@ -1611,8 +1682,9 @@ def fit(
         raise SpecError("fit: every point is held out; nothing is left to fit")
     warnings: list[str] = list(point_notes)
     _check_one_workload(train, warnings,
-                        by_direction="device.die_read_s" in names or
-                        "device.die_write_s" in names)
+                        by_direction=any(n in names for n in (
+                            "device.die_read_s", "device.die_write_s",
+                            "device.read_iops_limit", "device.write_iops_limit")))
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
                         f"{model} model simulates the device family itself")
@@ -1620,7 +1692,7 @@ def fit(
     if measured_shape is not None and "device.service.scv" in names:
         raise SpecError("fit: shape 'measured' takes the service variability from the data; "
                         "do not fit device.service.scv with it")
-    if measured_shape is None and params is None and not mdl.simulated and \
+    if measured_shape is None and params is None and not mdl.simulated and percentiles and \
             base.device.kind in ("generic", "ssd") and any(
         m in p.measured for p in train for m in PCT_METRICS
     ):

@@ -60,9 +60,8 @@ def cross_validate(
               for k, v in (holdout or {}).items()}
         ho["_index"] = group
         try:
-            # the model's mean parameters only: no simulation (the scv is fitted by it)
-            res = fit_fn(curve, model=model, holdout=ho, verify=False,
-                         params=list(MODELS[model].params), **kw)
+            # the means only: no simulation (the scv would be fitted by one)
+            res = fit_fn(curve, model=model, holdout=ho, verify=False, percentiles=False, **kw)
         except SpecError as exc:
             row["error"] = str(exc)
             return row
