@@ -94,10 +94,11 @@ def missed_training_points(rows: Sequence[Mapping], spread: float, source: str) 
             if e is not None and abs(e) > 100 * tol:
                 bad.append(f"{'IOPS' if m == 'iops' else 'mean latency'} {e:+.0f} %")
         if bad:
+            why = f"{spread:.0%}, {source}" if not out else f"{spread:.0%}"
             out.append(
                 f"fitted point at {r['outstanding']} outstanding I/Os is missed beyond the "
-                f"run-to-run spread ({spread:.0%}, {source}): {', '.join(bad)}; the model does "
-                "not follow this point"
+                f"run-to-run spread ({why}): {', '.join(bad)}; the model does not follow this "
+                "point"
             )
     return out
 
