@@ -1,0 +1,160 @@
+"""Diagnostics of a fit: training points missed beyond the run-to-run spread, implausible
+parameters, and what was assumed where the data are silent.
+
+The plausibility bounds live in one table, :data:`PLAUSIBLE`, each with the physical reason and
+the source of its numbers, so that a fitted value outside them is reported with that reason
+("a 7200 rpm disk seeking 27 ms on average") instead of being taken as a measurement.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+#: the run-to-run spread of IOPS assumed when the data have no repeats: repeated runs of the
+#: same fio job on the corpus's SSDs and disks differ by about this much (measured in issue 13)
+DEFAULT_SPREAD = 0.08
+
+
+@dataclass(frozen=True)
+class Plausible:
+    """The range a fitted parameter of a model family can physically take."""
+
+    model: str
+    param: str
+    lo: float
+    hi: float
+    why: str  # what a value outside means
+    source: str  # where the numbers come from
+
+
+PLAUSIBLE: tuple[Plausible, ...] = (
+    Plausible("hdd-ncq", "device.avg_seek_s", 2.5e-3, 12e-3,
+              "7200-15k rpm disks seek 2.9-8.4 ms on average (reads); outside that the fit is "
+              "absorbing something else (a cache, a RAID, a short span, an SSD)",
+              "datasheets: WD Ultrastar DC HC310 §4.5.1 (7.4 ms), Seagate Constellation SAS "
+              "rev E §5 (8.0 ms), HGST Ultrastar C15K600 §4.4.1 (2.9 ms)"),
+    Plausible("hdd", "device.service", 4e-3, 25e-3,
+              "one random I/O on one disk costs a seek plus half a turn: 5.4 ms (15k rpm) to "
+              "about 13 ms (7200 rpm); outside that it is not one disk in order",
+              "datasheets: Seagate Cheetah 15K.7 §4.2.3 (3.4 ms seek, 2.0 ms half turn), "
+              "WD Ultrastar DC HC310 §4.5.1 (7.4 ms seek, 4.16 ms half turn)"),
+    Plausible("ssd", "device.die_service_s", 3e-6, 6e-3,
+              "a die holds a request for a NAND array read (25-230 us) or program (0.25-5.7 ms); "
+              "much less is a cache hit or a buffered write, not a die",
+              "SLC tR 25 us (AnandTech, Understanding TLC NAND, 2012); QLC tR up to 228 us and "
+              "TLC tPROG up to 5.7 ms (FEMU nand.h)"),
+    Plausible("ssd", "device.dies", 1, 1024,
+              "no SSD has this many dies (Intel 750: 12 channels x 40 = 480); the data show a "
+              "cap without collisions, not dies",
+              "SimpleSSD config intel750_400gb.cfg"),
+    Plausible("ssd", "device.controller_overhead_s", 0.0, 200e-6,
+              "a controller overhead above a whole NVMe 4 KiB read at depth 1 (about 85 us) is "
+              "host or virtualisation time",
+              "Lenovo Press product guide, Intel P4500 NVMe SSDs (QD1 read about 85 us)"),
+    Plausible("cloud", "device.latency_s", 20e-6, 20e-3,
+              "a network volume's floor is 0.1-0.2 ms (ESSD) to single-digit ms (gp3)",
+              "Alibaba Cloud ESSD docs (about 0.2 ms); AWS EBS gp3 docs (single-digit ms)"),
+)
+
+
+def spread_of(points: Sequence) -> tuple[float, str]:
+    """The run-to-run spread of IOPS (relative) and where it comes from: repeats in the data
+    (points with the same workload measured more than once: the largest deviation from their
+    mean), else :data:`DEFAULT_SPREAD`."""
+    groups: dict[tuple, list[float]] = {}
+    for p in points:
+        if "iops" not in p.measured:
+            continue
+        wl = p.workload
+        key = (wl.outstanding, wl.numjobs, wl.rw, wl.mean_block_bytes)
+        groups.setdefault(key, []).append(p.measured["iops"])
+    devs = []
+    for vals in groups.values():
+        if len(vals) > 1:
+            mean = sum(vals) / len(vals)
+            devs.extend(abs(v / mean - 1) for v in vals)
+    if devs:
+        return max(max(devs), 0.01), f"from {len(devs)} repeated measurements in the data"
+    return DEFAULT_SPREAD, ("assumed: the data have no repeats, and repeated fio runs on "
+                            "such devices differ by about that much")
+
+
+def missed_training_points(rows: Sequence[Mapping], spread: float, source: str) -> list[str]:
+    """A warning for every fitted point the verified model misses by more than the spread
+    (IOPS) or 1.5 x the spread (mean latency, which adds the host's noise)."""
+    out = []
+    for r in rows:
+        if r["set"] != "fit":
+            continue
+        bad = []
+        for m, tol in (("iops", spread), ("lat_mean_s", 1.5 * spread)):
+            e = r["error"].get(m)
+            if e is not None and abs(e) > 100 * tol:
+                bad.append(f"{'IOPS' if m == 'iops' else 'mean latency'} {e:+.0f} %")
+        if bad:
+            why = f"{spread:.0%}, {source}" if not out else f"{spread:.0%}"
+            out.append(
+                f"fitted point at {r['outstanding']} outstanding I/Os is missed beyond the "
+                f"run-to-run spread ({why}): {', '.join(bad)}; the model does not follow this "
+                "point"
+            )
+    return out
+
+
+def implausible(model: str, values: Mapping[str, float], fmt) -> list[str]:
+    """Warnings for fitted values outside :data:`PLAUSIBLE` (``fmt(value, unit)`` formats)."""
+    out = []
+    for b in PLAUSIBLE:
+        if b.model != model or b.param not in values:
+            continue
+        v = values[b.param]
+        if b.lo <= v <= b.hi:
+            continue
+        unit = "" if b.param == "device.dies" else "s"
+        out.append(
+            f"{b.param} = {fmt(v, unit)} is implausible for the {model} family (plausible "
+            f"{fmt(b.lo, unit)} .. {fmt(b.hi, unit)}): {b.why} [{b.source}]"
+        )
+    return out
+
+
+def host_cap(values: Mapping[str, float], points: Sequence, fmt) -> list[str]:
+    """A host overhead that by itself caps IOPS below a measured point: each job's CPU issues
+    at most 1 / overhead I/Os per second (numjobs / overhead in all)."""
+    z = values.get("host.overhead")
+    if not z or z <= 0:
+        return []
+    out = []
+    for p in points:
+        x = p.measured.get("iops")
+        if x is None:
+            continue
+        cap = p.workload.numjobs / z
+        if cap < 0.98 * x:
+            out.append(
+                f"host.overhead = {fmt(z, 's')} caps {p.workload.numjobs} job(s) at "
+                f"{cap:.4g} IOPS, below the {x:.4g} measured at {p.n} outstanding I/Os: "
+                "implausible (the overhead is absorbing device time)"
+            )
+    return out
+
+
+def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
+    """Say what was assumed when the data do not give the region the offsets fell in (a raw
+    device): for a disk the seek distances follow from it."""
+    if model not in ("hdd", "hdd-ncq"):
+        return []
+    missing = [p for p in points if "span_bytes" not in (p.results.params or {})]
+    if not missing:
+        return []
+    span = missing[0].workload.span_bytes
+    cap = getattr(base_stack.device, "capacity_bytes", None)
+    of_disk = ""
+    if cap and math.isfinite(cap) and cap > 0:
+        of_disk = f", {min(span / cap, 1.0):.0%} of the model disk's capacity"
+    return [
+        f"the data do not say the span of the offsets (a raw device?): assumed "
+        f"{span / 2**30:.4g} GiB{of_disk}; the fitted seek time is for that span"
+    ]
