@@ -109,7 +109,7 @@ def test_spread_comes_from_repeats_when_there_are_some():
 
 def test_implausible_parameters_are_named_with_their_source():
     out = checks.implausible("hdd-ncq", {"device.avg_seek_s": 0.027}, lambda v, u: f"{v:g}{u}")
-    assert len(out) == 1 and "7200" in out[0] and "HC310" in out[0]
+    assert len(out) == 1 and "15,000 rpm" in out[0] and "HC310" in out[0]
     assert checks.implausible("hdd-ncq", {"device.avg_seek_s": 0.008}, str) == []
     pt = type("P", (), {})()
     pt.measured, pt.n = {"iops": 5000.0}, 1
