@@ -1301,7 +1301,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("-o", "--output", metavar="FILE.md", help="default: print to stdout")
     sp.add_argument("--model", help="fit model of the sweep rows: any name iosim fit "
-                    "accepts (default generic, the model of docs/validation.md)")
+                    "accepts (default auto, the model of docs/validation.md)")
     sp.add_argument("--only", metavar="ROW,...", help="only these rows, e.g. E10-ssd,mx200")
     sp.add_argument("--quick", action="store_true", help="shorter runs (about a quarter)")
     sp.add_argument("--corpus", metavar="DIR", help="the real-output corpus "
