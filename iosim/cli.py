@@ -46,11 +46,14 @@ PARSE_FORMATS = (
 )
 FIT_MODELS = {
     "generic": "K identical units behind one queue, plus the host overhead",
-    "ssd": "parallel flash units and a transfer cap",
+    "ssd": "K dies, each request routed by its address (collisions queue), controller delay, "
+    "host-interface cap",
+    "ssd-pool": "parallel flash units behind one queue and a transfer cap",
     "hdd": "one head serving in arrival order, plus the host gap",
     "hdd-ncq": "a 7200 rpm disk reordering its queue (NCQ), fitted by simulation",
-    "cloud": "a latency floor, a wide parallel pool and a rate cap",
+    "cloud": "a latency floor behind token buckets (read/write budgets chosen by the data)",
 }
+# --model auto: every family but hdd-ncq, ranked by leave-one-depth-out error
 
 __all__ = ["main"]
 
@@ -838,6 +841,8 @@ def cmd_fit(args) -> int:
     if args.seed is not None:
         kw["seed"] = _int_arg(args.seed, "--seed", 0, 2**63 - 1)
     kw["shape"] = args.shape
+    if args.format != "auto":
+        kw["fmt"] = args.format
     return run_cli(args.files, args.model, holdout, args.json, **kw)
 
 
@@ -938,10 +943,10 @@ def cmd_parse(args) -> int:
         records = [out.to_dict()]
     elif isinstance(out, Curve):
         records = out.to_records()
-    elif isinstance(out, list):  # job files: (name, Workload)
+    elif isinstance(out, list):  # job / parameter files: [(name, Workload), ...]
         records = [{"name": name, **wl.to_dict()} for name, wl in out]
     else:  # a DataFrame (logs, iostat intervals)
-        records = json.loads(out.to_json(orient="records"))
+        records = json.loads(out.to_json(orient="records", date_format="iso"))
     if args.json:
         print(json.dumps(records))
     elif isinstance(out, (Results, Curve)):
@@ -1244,7 +1249,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="calibrate a stack model to measured points",
         description="Calibrate a stack model to measured points (fio, vdbench, sysbench,\n"
         "IOMeter output) and say how well it predicts them.\n\nmodels:\n"
-        + "\n".join(f"  {k:<8} {v}" for k, v in FIT_MODELS.items()),
+        + "\n".join(f"  {k:<8} {v}" for k, v in FIT_MODELS.items())
+        + "\n  auto     each family above but hdd-ncq, ranked by leave-one-depth-out error",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sp.add_argument(
@@ -1256,8 +1262,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--model",
         required=True,
-        choices=tuple(FIT_MODELS),
-        help=f"the model to fit, one of: {', '.join(FIT_MODELS)} (listed above)",
+        choices=("auto", *FIT_MODELS),
+        help=f"the model to fit, one of: auto, {', '.join(FIT_MODELS)} (listed above)",
+    )
+    sp.add_argument(
+        "--format",
+        default="auto",
+        help="the files' format (as for iosim parse; csv for a table); default: detected",
     )
     sp.add_argument(
         "--holdout",
@@ -1290,7 +1301,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("-o", "--output", metavar="FILE.md", help="default: print to stdout")
     sp.add_argument("--model", help="fit model of the sweep rows: any name iosim fit "
-                    "accepts (default generic, the model of docs/validation.md)")
+                    "accepts (default auto, the model of docs/validation.md)")
     sp.add_argument("--only", metavar="ROW,...", help="only these rows, e.g. E10-ssd,mx200")
     sp.add_argument("--quick", action="store_true", help="shorter runs (about a quarter)")
     sp.add_argument("--corpus", metavar="DIR", help="the real-output corpus "

@@ -8,7 +8,8 @@ the simulator can all draw the "theory" line from the same place.
 Contents
 --------
 * Operational laws: :func:`littles_law`, :func:`utilisation`, :func:`closed_bounds`.
-* Closed product-form networks: :class:`Station`, :func:`mva`, :func:`mva_multiunit`.
+* Closed product-form networks: :class:`Station`, :func:`mva`, :func:`mva_multiunit`,
+  :func:`mva_random_routing` (K queues, each request routed to one at random: an SSD's dies).
 * Open single-station queues: :func:`erlang_c`, :func:`mmc`, :func:`mg1`, :func:`mm1`,
   :func:`md1`, :func:`mm1_latency_percentile`.
 * Disk physics: :func:`hdd_iops`.
@@ -40,6 +41,8 @@ __all__ = [
     "mmc",
     "mva",
     "mva_multiunit",
+    "mva_random_routing",
+    "random_routing_rates",
     "utilisation",
 ]
 
@@ -393,6 +396,75 @@ def mva_multiunit(n_max: int, service_s: float, units: int, think_s: float = 0.0
     units_ = _int_at_least(func, "units", units, 1)
     _positive(func, "service_s", service_s)
     return mva(n_max, [Station("device", service_s, units_)], think_s)
+
+
+def random_routing_log_factors(service_s: float, queues: float, n_max: int) -> np.ndarray:
+    """log f(n), n = 0..n_max, of ``queues`` identical single-server FCFS queues that each
+    request visits one of at random (visit ratio 1 / K, mean service ``service_s`` there).
+
+    The K queues convolved are one load-dependent station with
+    f(n) = (S / K)^n C(n + K - 1, K - 1) (the number of ways to put n customers in K queues), so
+    it completes work at rate mu(n) = f(n - 1) / f(n) = K n / ((n + K - 1) S): 1 / S with one
+    request, rising gradually (not with a knee) towards K / S. ``queues`` may be fractional
+    (the binomial through the gamma function), which an optimiser needs."""
+    k = float(queues)
+    n = np.arange(n_max + 1, dtype=float)
+    return n * math.log(service_s / k) + gammaln(n + k) - gammaln(k) - gammaln(n + 1.0)
+
+
+def random_routing_rates(n_max: int, service_s: float, queues: float) -> np.ndarray:
+    """mu(n) = K n / ((n + K - 1) S), n = 1..n_max: the completion rate of K queues with random
+    routing holding n requests (see :func:`random_routing_log_factors`).
+
+    Assumptions for exactness: each request picks its queue uniformly at random and
+    independently, each queue is one FCFS server with exponential service of mean
+    ``service_s`` (the product-form station); nothing else limits the requests."""
+    func = "random_routing_rates"
+    n_max_ = _int_at_least(func, "n_max", n_max, 1)
+    s = _positive(func, "service_s", service_s)
+    k = _real(func, "queues", queues)
+    if k < 1:
+        raise ValueError(f"{func}: queues must be >= 1 (got {queues!r})")
+    n = np.arange(1, n_max_ + 1, dtype=float)
+    return k * n / ((n + k - 1.0) * s)
+
+
+def mva_random_routing(
+    n_max: int, service_s: float, queues: int, delay_s: float = 0.0, think_s: float = 0.0
+) -> pd.DataFrame:
+    """Exact MVA of a closed loop through ``queues`` single-server queues, each request going
+    to one of them at random (an SSD whose address-to-die mapping spreads random I/O over K
+    dies; collisions queue at the die), plus a pure ``delay_s`` (controller overhead) and the
+    host's ``think_s``, for N = 1..n_max.
+
+    Columns: ``n``, ``throughput``, ``latency_s`` (dies + delay), ``q_dies``, ``r_dies``.
+
+    Assumptions for exactness: uniform independent routing, FCFS queues with exponential
+    service (product form); the delays take any distribution. Same result
+    as :func:`mva` with K stations of demand ``service_s / K``, in O(N^2) instead of O(K N^2).
+    """
+    func = "mva_random_routing"
+    n_max_ = _int_at_least(func, "n_max", n_max, 1)
+    s = _positive(func, "service_s", service_s)
+    k = _int_at_least(func, "queues", queues, 1)
+    d = _non_negative(func, "delay_s", delay_s)
+    z = _non_negative(func, "think_s", think_s)
+    scale = max(s, d, z)
+    idx, valid = _conv_index(n_max_)
+    dies = random_routing_log_factors(s / scale, k, n_max_)
+    rest = _log_identity(n_max_)
+    if d + z > 0:
+        rest = _log_factors((d + z) / scale, math.inf, n_max_)
+    log_g = _log_convolve(dies, rest, idx, valid)
+    x = np.exp(log_g[:-1] - log_g[1:]) / scale
+    j = np.arange(n_max_ + 1, dtype=float)
+    m = np.where(valid, dies[None, :] + rest[idx] - log_g[:, None], -np.inf)
+    p = np.exp(m[1:])
+    q = (p @ j) / p.sum(axis=1)
+    n = np.arange(1, n_max_ + 1)
+    r_dies = q / x
+    return pd.DataFrame({"n": n, "throughput": x, "latency_s": r_dies + d, "q_dies": q,
+                         "r_dies": r_dies})
 
 
 # ---------------------------------------------------------------------------------------------

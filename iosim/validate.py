@@ -61,7 +61,7 @@ __all__ = [
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
 CORPUS = REPO.parent / "shared" / "corpus"
-DEFAULT_MODEL = "generic"
+DEFAULT_MODEL = "auto"
 ASSUMED_SPREAD = 0.10  # used to flag calibrated points when a data set's spread is unknown
 
 # metrics compared, in print order: (Results field, column title)
@@ -282,6 +282,7 @@ class FitRowResult:
     warnings: list[str] = field(default_factory=list)
     params: dict = field(default_factory=dict)
     skipped: str = ""  # why the row did not run
+    chosen: str = ""  # the family fitted (auto: the one cross-validation chose)
     spread: float | None = None
     spread_note: str = ""
 
@@ -526,6 +527,7 @@ def run_fit_set(fs: FitSet, *, model: str = DEFAULT_MODEL, data: Path = DATA,
     held = sorted(set(values) - set(row.train))
     kw: dict[str, Any] = {"ios": 2000, "fit_ios": 1000} if quick else {}
     res = fit(curve, model=model, holdout={row.key: held} if held else None, seed=seed, **kw)
+    row.chosen = res.model  # with model="auto": the family its cross-validation chose
     row.points = res.points
     row.warnings = list(res.warnings)
     row.params = {k: _param_text(v) for k, v in res.params.items()}
@@ -691,19 +693,20 @@ class Report:
             "Each sweep is fitted on three depths (lowest, nearest the geometric middle, "
             "highest) and the others are predicted. MAPE = mean absolute percentage error.",
             "",
-            "| data set | x | trained on | predicted | held-out IOPS MAPE | held-out mean MAPE "
-            "| held-out p99 MAPE | training IOPS / mean MAPE | spread |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| data set | family | x | trained on | predicted | held-out IOPS MAPE "
+            "| held-out mean MAPE | held-out p99 MAPE | training IOPS / mean MAPE | spread |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for fr in self.fits:
             if fr.skipped:
-                out.append(f"| {fr.name} | | | skipped: {fr.skipped} | | | | | |")
+                out.append(f"| {fr.name} | | | | skipped: {fr.skipped} | | | | | |")
                 continue
             held = sorted({int(p[fr.key]) for p in fr.points if p["set"] == "holdout"})
             spread = f"{100 * fr.spread:.1f} %" if fr.spread is not None else "n/a"
             tr = [fr.mape(m, "fit") for m in ("iops", "lat_mean_s")]
             out.append(
-                f"| {fr.name} | {fr.key} | {', '.join(map(str, fr.train))} | "
+                f"| {fr.name} | {fr.chosen or fr.model} | {fr.key} | "
+                f"{', '.join(map(str, fr.train))} | "
                 f"{', '.join(map(str, held)) or 'none'} | {_num(fr.mape('iops', 'holdout'))} | "
                 f"{_num(fr.mape('lat_mean_s', 'holdout'))} | "
                 f"{_num(fr.mape('lat_p99_s', 'holdout'))} | "

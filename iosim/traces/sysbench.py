@@ -47,7 +47,12 @@ _RE_OPS = re.compile(
 _RE_XFER = re.compile(r"Total transferred\s+[\d.]+\w+\s+\(([\d.]+)\s*(\w+)/sec\)")
 _RE_TOTAL_TIME = re.compile(r"^total time:\s*([\d.]+)s")
 _RE_EVENTS = re.compile(r"^total number of events:\s*(\d+)")
-_RE_STAT = re.compile(r"^(min|avg|max|approx\.\s+95 percentile|95th percentile|sum):\s*([\d.]+)")
+# the percentile is --percentile=N (default 95): "95th percentile", "99th percentile",
+# 0.4's "approx.  95 percentile"
+_RE_STAT = re.compile(
+    r"^(min|avg|max|approx\.\s+[\d.]+ percentile|[\d.]+th percentile|sum):\s*([\d.]+)"
+)
+_RE_PCT = re.compile(r"([\d.]+)(?:th)? percentile")
 # 1.0.x
 _RE_RATE = re.compile(r"^(reads|writes|fsyncs)/s:\s*([\d.]+)")
 _RE_TPUT = re.compile(r"^(read|written), MiB/s:\s*([\d.]+)")
@@ -148,7 +153,8 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
                 continue
             m = _RE_STAT.match(line)
             if m and in_latency:
-                key = "p95" if "95" in m.group(1) else m.group(1)
+                pm = _RE_PCT.search(m.group(1))
+                key = f"p{float(pm.group(1)):g}" if pm else m.group(1)
                 lat_ms[key] = num(m.group(2), path, i, f"latency {key}", nonneg=True)
                 continue
             if line.startswith("Threads fairness"):
@@ -204,8 +210,13 @@ def _to_results(block: dict, lat_ms: dict, setup: dict, source: str, path) -> Re
         res.lat_mean_s = lat_ms["avg"] * 1e-3
     if "max" in lat_ms:
         res.lat_max_s = lat_ms["max"] * 1e-3
-    if "p95" in lat_ms:
-        res.lat_p95_s = lat_ms["p95"] * 1e-3
+    for key, attr in (("p50", "lat_p50_s"), ("p90", "lat_p90_s"), ("p95", "lat_p95_s"),
+                      ("p99", "lat_p99_s"), ("p99.9", "lat_p999_s")):
+        if key in lat_ms:
+            setattr(res, attr, lat_ms[key] * 1e-3)
+    other = {k[1:]: v * 1e-3 for k, v in lat_ms.items() if k.startswith("p")}
+    if other:  # every percentile sysbench printed (--percentile=N), as fio's percentiles_s
+        extra["percentiles_s"] = other
     if "min" in lat_ms:
         extra["lat_min_s"] = lat_ms["min"] * 1e-3
     extra["lat_per"] = "event (read, write or fsync)"

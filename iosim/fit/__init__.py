@@ -55,15 +55,35 @@ metric over all points; ``mape_by_set`` the same for fitted and held-out points.
 ``model``, ``warnings``, ``fitted_range``, ``stack`` (the calibrated stack as a table, as in a
 TOML file), ``engine``, ``seed`` and ``ios``.
 
-The models (:data:`MODELS`) are mostly shapes of stacks built from the generic device, so that
-the surrogate is exact and every engine can run them: ``generic`` (K units behind one queue and
-the host overhead), ``ssd`` (the same plus a transfer cap, the controller / bus bandwidth),
-``hdd`` (one unit, as a disk without command reordering) and ``cloud`` (a network delay, a wide
-pool and a rate cap, one per direction). One model fits a device family's own physics:
-``hdd-ncq``, the HDD family (a 7200 rpm geometry, shortest-positioning-time-first over a
-32-command queue) with its seek curve scaled and the host gap fitted by simulation, because a
-disk that reorders its queue gains IOPS with depth in a way no set of identical units follows
-(``hdd`` warns when the data show it). Pass ``base_stack`` for another rpm or geometry.
+The models (:data:`MODELS`):
+
+* ``generic``: K identical units behind one queue, and the host overhead (a sharp knee).
+* ``ssd``: the flash SSD family on the SSD device model. Each request is served by the die its
+  address maps to; with random addresses that is random routing to one of K dies, collisions
+  queue at the die, and the K queues form a product-form network whose rate rises gradually,
+  K n / ((n + K - 1) S) with n requests in the dies (:func:`iosim.theory.mva_random_routing`),
+  instead of the pool's knee. Fitted: dies, die time (and its scv, from percentiles), the
+  controller's fixed time per command, the host interface's transfer cap and the host gap.
+  The surrogate's optimum is then polished by least squares on simulations of the SSD model
+  (the transfers are deterministic and the mapping stripes pages, which the surrogate does not
+  have), holding the integers and the scv.
+* ``ssd-pool``: the former ssd approximation (a pool behind one queue plus a transfer cap).
+* ``cloud``: the cloud volume family on the cloud device: a latency floor with many I/Os in
+  flight at once behind a token bucket capping IOPS, and the host gap; polished by simulation
+  (the bucket paces deterministically; the surrogate treats it as a server of its token time).
+* ``hdd``: one unit, as a disk without command reordering.
+* ``hdd-ncq``: the HDD family (a 7200 rpm geometry, shortest-positioning-time-first over a
+  32-command queue) with its seek curve scaled and the host gap fitted by simulation, because a
+  disk that reorders its queue gains IOPS with depth in a way no set of identical units follows
+  (``hdd`` warns when the data show it). Pass ``base_stack`` for another rpm or geometry.
+* ``auto``: every family with a surrogate, ranked by leave-one-depth-out error
+  (:mod:`iosim.fit.select`); the winner is fitted and verified.
+
+Diagnostics (:mod:`iosim.fit.checks`): fitted points missed beyond the run-to-run spread (from
+repeats in the data, else 8 %), parameters outside the family's physical range (one table with
+sources), a host overhead that alone caps IOPS below a measured point, the span assumed for a
+disk when the data do not give it. Inputs (:mod:`iosim.fit.inputs`): what becomes a point and
+what is refused.
 
 What a closed-loop curve can tell
 ---------------------------------
@@ -76,220 +96,41 @@ extrapolations. ``fit`` warns about both.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
 
-from . import limits
-from .dists import Deterministic, Distribution, Exponential, LogNormal, Quantiles
-from .results import Curve, Results
-from .simulate import simulate, sweep
-from .spec import SpecError
-from .stack import Stack, apply_overrides
-from .units import show_count, show_number, show_rate, show_time
-from .workload import Workload
+from ..dists import Deterministic, Distribution, Exponential, LogNormal, Quantiles
+from ..results import Curve, Results
+from ..simulate import simulate, sweep
+from ..spec import SpecError
+from ..stack import Stack, apply_overrides
+from ..traces.table import read_table
+from ..units import show_count, show_number, show_rate, show_time
+from ..workload import Workload
+from . import checks
+from .catalogue import _SIM_ONLY, MODELS, PARAMETERS, Model, ParamDef
+from .inputs import load_curve
+from .surrogate import _Flat, _flat_with, _predict_flat, surrogate
 
 __all__ = [
     "fit",
     "FitResult",
     "FitParam",
     "MODELS",
+    "Model",
     "PARAMETERS",
+    "ParamDef",
     "load_curve",
     "read_table",
     "surrogate",
     "run_cli",
 ]
-
-# -- the parameters a fit can move ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ParamDef:
-    """A fittable stack parameter: its dotted key, range, scale and meaning."""
-
-    name: str
-    lo: float
-    hi: float
-    log: bool
-    integer: bool
-    unit: str
-    doc: str
-
-
-PARAMETERS: dict[str, ParamDef] = {
-    p.name: p
-    for p in (
-        ParamDef(
-            "host.overhead",
-            0.0,
-            0.05,
-            False,
-            False,
-            "s",
-            "host time between a completion and the job's next issue (mean)",
-        ),
-        ParamDef(
-            "device.service",
-            1e-7,
-            1.0,
-            True,
-            False,
-            "s",
-            "mean service time of one device unit (the latency floor of the device)",
-        ),
-        ParamDef(
-            "device.units",
-            1.0,
-            4096.0,
-            True,
-            True,
-            "",
-            "parallel units of the device (dies, heads, a cloud pool)",
-        ),
-        ParamDef(
-            "device.service.scv",
-            0.01,
-            25.0,
-            True,
-            False,
-            "",
-            "squared coefficient of variation of the service time (fitted to percentiles)",
-        ),
-        ParamDef(
-            "device.avg_seek_s",
-            5e-4,
-            0.03,
-            True,
-            False,
-            "s",
-            "a disk's average random seek; the whole seek curve (track-to-track, full stroke) "
-            "scales with it",
-        ),
-        ParamDef(
-            "hba.queue_depth",
-            1.0,
-            4096.0,
-            True,
-            True,
-            "",
-            "outstanding requests admitted below the host per path (an HBA / LUN cap)",
-        ),
-        ParamDef(
-            "link.latency_s",
-            0.0,
-            0.1,
-            False,
-            False,
-            "s",
-            "fixed delay each way (half the latency floor of a network volume)",
-        ),
-        ParamDef(
-            "link.bandwidth_Bps",
-            1e3,
-            1e12,
-            True,
-            False,
-            "B/s",
-            "transfer rate per path and direction: a rate cap of bandwidth / block size IOPS",
-        ),
-    )
-}
-
-_SIM_ONLY = {"device.service.scv"}
-_NO_LIMIT = 65536  # queue depth / nr_requests meaning "no limit" in the models' base stacks
-
-
-@dataclass(frozen=True)
-class Model:
-    """A family of stacks to calibrate: a base stack and the parameters fitted by default."""
-
-    name: str
-    doc: str
-    params: tuple[str, ...]
-    base: dict
-    bounds: dict = field(default_factory=dict)
-    # fitted by simulating the device family itself (no analytic surrogate)
-    simulated: bool = False
-
-    def stack(self) -> Stack:
-        return Stack.from_dict(self.base)
-
-
-def _base(device: dict, link: dict | None = None, name: str = "") -> dict:
-    out = {
-        "name": name,
-        "host": {"overhead": "0"},
-        "block": {"nr_requests": _NO_LIMIT},
-        "hba": {"queue_depth": _NO_LIMIT},
-        "device": {"kind": "generic", **device},
-    }
-    if link:
-        out["link"] = link
-    return out
-
-
-MODELS: dict[str, Model] = {
-    m.name: m
-    for m in (
-        Model(
-            "generic",
-            "K identical units behind one queue, plus the host overhead",
-            ("host.overhead", "device.service", "device.units"),
-            _base({"units": 1, "service": "exp:100us"}, name="fit-generic"),
-        ),
-        Model(
-            "ssd",
-            "a pool of parallel flash units and a transfer cap (controller / bus bandwidth)",
-            ("host.overhead", "device.service", "device.units", "link.bandwidth_Bps"),
-            _base({"units": 16, "service": "exp:80us"}, name="fit-ssd"),
-            {"device.service": (1e-6, 0.01), "device.units": (1.0, 4096.0)},
-        ),
-        Model(
-            "hdd",
-            "one head (one unit) with a mean positioning + transfer time, plus the host gap",
-            ("host.overhead", "device.service"),
-            _base({"units": 1, "service": "exp:8ms"}, name="fit-hdd"),
-            {"device.service": (1e-4, 0.2)},
-        ),
-        Model(
-            "hdd-ncq",
-            "the HDD family (a 7200 rpm drive's geometry and seek curve) reordering its queue "
-            "shortest positioning time first; fitted by simulation: the seek, the host gap",
-            ("host.overhead", "device.avg_seek_s"),
-            {
-                "name": "fit-hdd-ncq",
-                "host": {"overhead": "0"},
-                "block": {"nr_requests": _NO_LIMIT},
-                "hba": {"queue_depth": 32},
-                "device": {"kind": "hdd", "rpm": 7200, "avg_seek_s": "9ms",
-                           "track_to_track_s": "1ms", "full_stroke_s": "18ms",
-                           "queue_depth": 32, "scheduler": "sptf"},
-            },
-            {"host.overhead": (0.0, 0.02)},
-            simulated=True,
-        ),
-        Model(
-            "cloud",
-            "a latency floor (network delay), a wide parallel pool and a rate cap",
-            ("link.latency_s", "device.service", "link.bandwidth_Bps"),
-            _base(
-                {"units": 1024, "service": "exp:50us"},
-                {"latency_s": "50us"},
-                name="fit-cloud",
-            ),
-            {"device.service": (1e-7, 0.1)},
-        ),
-    )
-}
 
 # -- measured points -----------------------------------------------------------------------
 
@@ -330,6 +171,53 @@ class _Point:
         return self.workload.outstanding
 
 
+_SYNC_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2"}  # one I/O at a time per job
+
+
+def _has_reads_and_writes(curve) -> bool:
+    """Whether the points (before any holdout) include both reads and writes."""
+    try:
+        pts = _points(curve, None)
+    except SpecError:
+        return False
+    fr = [p.workload.read_fraction for p in pts]
+    return any(f > 0 for f in fr) and any(f < 1 for f in fr) and len(set(fr)) > 1
+
+
+def _check_one_workload(train: list[_Point], warnings: list[str],
+                        by_direction: bool = False) -> None:
+    """The fitted points must share one workload (direction, pattern, size), or one size and
+    pattern when the model fits reads and writes apart (``by_direction``); a mix of I/O
+    engines is worth a warning."""
+    kinds: dict[str, int] = {}
+    for p in train:
+        wl = p.workload
+        rw = wl.rw
+        if by_direction:
+            rw = "random" if rw.startswith("rand") else "sequential"
+        key = rw + (f" {wl.rwmixread:g}% reads" if wl.rw in ("randrw", "rw") and
+                    not by_direction else "") + f" {wl.mean_block_bytes / 1024:g} KiB"
+        kinds[key] = kinds.get(key, 0) + 1
+    if len(kinds) > 1:
+        listed = "; ".join(f"{k}: {n} point{'s' if n > 1 else ''}"
+                           for k, n in list(kinds.items())[:4])
+        if len(kinds) > 4:
+            listed += f"; and {len(kinds) - 4} more"
+        raise SpecError(
+            f"fit: the fitted points mix workloads ({listed}); one fit has one service time "
+            "per direction and size: fit each workload on its own (hold the others out, e.g. "
+            "--holdout rw=randwrite, or pass their files apart)"
+        )
+    engines = sorted({str(p.results.params["ioengine"]) for p in train
+                      if p.results.params.get("ioengine")})
+    if len(engines) > 1:
+        warnings.append(
+            f"the fitted points mix I/O engines ({', '.join(engines)}): a synchronous engine "
+            "keeps one I/O per job in flight and costs more host time per I/O than an "
+            "asynchronous one, so one host overhead may not fit both"
+        )
+
+
 def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
     p = dict(r.params or {})
     rate = _f(p.get("rate_iops"))
@@ -337,6 +225,24 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
         raise SpecError(
             f"{where}: a rate-limited point (rate_iops = {rate:g}) cannot be fitted yet; "
             "fit points measured without a rate limit (a closed loop of numjobs x iodepth)"
+        )
+    iorate = _f(p.get("iorate"))
+    if iorate is not None:  # vdbench at a fixed rate: an open loop (Poisson arrivals)
+        got = _f(getattr(r, "iops", None))
+        if got is not None and got < 0.9 * iorate:
+            # the generator could not keep up: every thread was busy, so its threads, not the
+            # rate, set the load: a closed loop of that many I/Os
+            iorate = None
+        else:
+            p.setdefault("numjobs", 1)
+            p.setdefault("iodepth", 1)
+    from_tool = "fio_version" in p or "sysbench_version" in p  # (a tool's own output)
+    if from_tool and not any(k in p for k in ("iodepth", "qd")) and \
+            str(p.get("ioengine", "")).lower() not in _SYNC_ENGINES:
+        raise SpecError(
+            f"{where}: the file does not record the I/O depth (fio terse and fio 2.1 JSON have "
+            "no iodepth, an asynchronous sysbench run none): depth 1 would be a guess; give "
+            "the points as a CSV table with a qd or iodepth column"
         )
     if "threads" in p and "numjobs" not in p:
         p["numjobs"] = p["threads"]
@@ -363,13 +269,18 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
             "(needs numjobs/iodepth, threads or qd in its params)"
         )
     d.pop("rate_iops", None)
+    if iorate is not None:
+        d["rate_iops"] = iorate
+        d["arrival"] = "poisson"
     try:
         return Workload.from_dict(d)
     except SpecError as exc:
         raise SpecError(f"{where}: {exc}") from None
 
 
-def _points(curve: Curve | Sequence[Results], base_workload: Workload | None) -> list[_Point]:
+def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
+            notes: list[str] | None = None) -> list[_Point]:
+    notes = notes if notes is not None else []
     if isinstance(curve, Results):
         curve = [curve]
     if isinstance(curve, Curve):
@@ -395,9 +306,15 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None) ->
         if not any(m in meas for m in MEAN_METRICS):
             raise SpecError(f"{where}: has neither IOPS nor a mean latency to fit")
         label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth}
-        for k in ("threads", "qd", "source"):
+        for k in ("threads", "qd", "iorate", "source"):
             if k in r.params:
                 label[k] = r.params[k]
+        asked = _f(r.params.get("iorate"))
+        if asked is not None and not wl.open_loop:
+            notes.append(
+                f"{where}: vdbench asked for iorate={asked:g} and got "
+                f"{meas.get('iops', float('nan')):.4g} IOPS: it could not keep up, so the "
+                f"point is taken as a closed loop of its {wl.outstanding} threads")
         out.append(_Point(i, r, wl, meas, label))
     return out
 
@@ -408,6 +325,8 @@ def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
         k = k[len("workload.") :]
     p = point.results.params or {}
     cand: list[Any] = []
+    if k == "_index":  # the points' order in the curve (model="auto"'s leave-one-out)
+        cand.append(point.index)
     if k in p:
         cand.append(p[k])
     if k in ("threads",) and "threads" not in p:
@@ -440,219 +359,11 @@ def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
 
 def _known_key(points: list[_Point], key: str) -> bool:
     k = key.strip().removeprefix("workload.")
-    if k in ("threads", "qd", "numjobs", "iodepth", "outstanding", "n"):
+    if k in ("threads", "qd", "numjobs", "iodepth", "outstanding", "n", "_index"):
         return True
     if k in ("block_size_bytes", "rw", "rwmixread", "span_bytes"):
         return True
     return any(k in (pt.results.params or {}) for pt in points)
-
-
-# -- the surrogate: exact MVA of the closed loop -------------------------------------------
-
-
-def _logsumexp_rows(m: np.ndarray) -> np.ndarray:
-    top = np.max(m, axis=1)
-    finite = np.isfinite(top)
-    shift = np.where(finite, top, 0.0)
-    with np.errstate(under="ignore"):
-        s = np.sum(np.exp(m - shift[:, None]), axis=1)
-    out = np.full(m.shape[0], -np.inf)
-    pos = s > 0
-    out[pos] = np.log(s[pos]) + shift[pos]
-    return out
-
-
-_CONV_INDEX: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _conv_index(n: int) -> tuple[np.ndarray, np.ndarray]:
-    got = _CONV_INDEX.get(n)
-    if got is None:
-        idx = np.arange(n)
-        diff = idx[:, None] - idx[None, :]
-        got = (np.clip(diff, 0, None), diff < 0)
-        if len(_CONV_INDEX) > 64:
-            _CONV_INDEX.clear()
-        _CONV_INDEX[n] = got
-    return got
-
-
-def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """log of the convolution of exp(a) and exp(b), truncated to len(a) (== len(b))."""
-    idx, upper = _conv_index(len(a))
-    m = a[None, :] + b[idx]
-    m[upper] = -np.inf
-    return _logsumexp_rows(m)
-
-
-def _log_f_servers(demand: float, servers: float, n_max: int) -> np.ndarray:
-    """log f(j) = log(demand^j / prod_{i<=j} min(i, servers)), j = 0..n_max (real servers
-    allowed: the rate grows by one unit per customer until it reaches ``servers``)."""
-    j = np.arange(n_max + 1, dtype=float)
-    out = j * math.log(demand)
-    rates = np.minimum(np.arange(1, n_max + 1, dtype=float), servers)
-    out[1:] -= np.cumsum(np.log(rates))
-    return out
-
-
-def _log_f_rates(log_rates: np.ndarray) -> np.ndarray:
-    """log f(j) of a load-dependent station with service rates mu(1..n) (log values)."""
-    out = np.zeros(len(log_rates) + 1)
-    out[1:] = -np.cumsum(log_rates)
-    return out
-
-
-@dataclass
-class _Flat:
-    """The numbers of a stack the surrogate needs (SI units)."""
-
-    overhead_s: float
-    service_s: float
-    units: float
-    latency_s: float
-    bandwidth_Bps: float
-    media_rate_Bps: float
-    queue_depth: float
-    paths: int
-    nr_requests: float
-
-    @classmethod
-    def of(cls, stack: Stack) -> _Flat:
-        dev = stack.device
-        return cls(
-            overhead_s=stack.host.overhead.mean_s,
-            service_s=dev.service.mean_s,
-            units=float(dev.units),
-            latency_s=stack.link.latency_s,
-            bandwidth_Bps=stack.link.bandwidth_Bps,
-            media_rate_Bps=dev.media_rate_Bps,
-            queue_depth=float(stack.hba.queue_depth),
-            paths=stack.multipath.paths,
-            nr_requests=float(stack.block.nr_requests),
-        )
-
-    def set(self, name: str, value: float) -> None:
-        attr = {
-            "host.overhead": "overhead_s",
-            "device.service": "service_s",
-            "device.units": "units",
-            "link.latency_s": "latency_s",
-            "link.bandwidth_Bps": "bandwidth_Bps",
-            "hba.queue_depth": "queue_depth",
-        }.get(name)
-        if attr is not None:
-            setattr(self, attr, float(value))
-
-
-_MAX_N = 4096
-
-
-def _solve_group(
-    flat: _Flat,
-    n_max: int,
-    block_bytes: float,
-    read_fraction: float,
-    numjobs: int,
-    iodepth: int,
-    think_s: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Throughput and host latency for N = 1..n_max outstanding I/Os (exact MVA, see module
-    docstring). Returns (X[N], R[N]) arrays indexed by N (index 0 unused)."""
-    if n_max > _MAX_N:
-        raise SpecError(
-            f"fit: {n_max} outstanding I/Os is more than the analytic model handles ({_MAX_N})"
-        )
-    # below the host: device units, link delay, link transfer caps
-    limit = min(flat.queue_depth * flat.paths, flat.nr_requests)
-    q_int = int(min(n_max, math.ceil(limit)))
-    service = flat.service_s
-    if math.isfinite(flat.media_rate_Bps):
-        service += block_bytes / flat.media_rate_Bps
-    service = max(service, 1e-15)
-    inner = _log_f_servers(service, max(flat.units, 1e-9), q_int)
-    if flat.latency_s > 0:
-        inner = _conv(inner, _log_f_servers(2.0 * flat.latency_s, math.inf, q_int))
-    if math.isfinite(flat.bandwidth_Bps):
-        per_dir = []
-        if read_fraction > 0:
-            per_dir.append(read_fraction)
-        if read_fraction < 1:
-            per_dir.append(1.0 - read_fraction)
-        for frac in per_dir:
-            demand = frac * block_bytes / flat.bandwidth_Bps / flat.paths
-            for _ in range(flat.paths):
-                inner = _conv(inner, _log_f_servers(demand, 1.0, q_int))
-    # throughput of the network below the host with n = 1..q_int requests in it
-    log_x_in = inner[:-1] - inner[1:]  # log X_in(n), n = 1..q_int
-    if q_int < n_max:
-        # flow-equivalent server: the rate stops growing at the (possibly fractional) limit
-        frac = limit - math.floor(limit)
-        lo = int(math.floor(limit))
-        if frac > 0 and lo >= 1 and lo < q_int:
-            top = (1 - frac) * log_x_in[lo - 1] + frac * log_x_in[lo]
-        else:
-            top = log_x_in[q_int - 1]
-        log_rates = np.concatenate([log_x_in[: q_int - 1], np.full(n_max - q_int + 1, top)])
-    else:
-        log_rates = log_x_in[:n_max]
-    fes = _log_f_rates(log_rates)
-    # the host: one CPU per job when a job keeps several I/Os in flight, else a pure delay
-    outer_parts = []
-    if flat.overhead_s > 0:
-        servers = float(numjobs) if iodepth > 1 else math.inf
-        outer_parts.append(_log_f_servers(flat.overhead_s, servers, n_max))
-    if think_s > 0:
-        outer_parts.append(_log_f_servers(think_s, math.inf, n_max))
-    if outer_parts:
-        host = outer_parts[0]
-        for extra in outer_parts[1:]:
-            host = _conv(host, extra)
-        g = _conv(fes, host)
-        j = np.arange(n_max + 1, dtype=float)
-        with np.errstate(divide="ignore"):
-            log_j = np.log(j)
-        qg = _conv(fes + log_j, host)  # sum_j j f_fes(j) f_host(N - j)
-        x = np.exp(g[:-1] - g[1:])
-        q_fes = np.exp(qg[1:] - g[1:])
-    else:
-        x = np.exp(log_rates)
-        q_fes = np.arange(1, n_max + 1, dtype=float)
-    xx = np.concatenate([[np.nan], x])
-    rr = np.concatenate([[np.nan], q_fes / x])
-    return xx, rr
-
-
-def surrogate(stack: Stack, workloads: Iterable[Workload]) -> list[dict[str, float]]:
-    """Analytic (MVA) IOPS and mean host latency of ``stack`` under closed-loop workloads.
-
-    Exact for exponential service, delays and caps without an HBA/queue limit (see the module
-    docstring); the quick estimate the optimiser of :func:`fit` uses. Returns one dict
-    ``{"iops", "lat_mean_s"}`` per workload.
-    """
-    flat = _Flat.of(stack)
-    wls = list(workloads)
-    return _predict_flat(flat, wls)
-
-
-def _predict_flat(flat: _Flat, wls: list[Workload]) -> list[dict[str, float]]:
-    groups: dict[tuple, list[int]] = {}
-    for i, wl in enumerate(wls):
-        key = (
-            wl.mean_block_bytes,
-            wl.read_fraction,
-            wl.numjobs if wl.iodepth > 1 else 0,
-            wl.iodepth > 1,
-            wl.thinktime_s,
-        )
-        groups.setdefault(key, []).append(i)
-    out: list[dict[str, float]] = [{} for _ in wls]
-    for (bs, rf, nj, deep, think), idx in groups.items():
-        n_max = max(wls[i].outstanding for i in idx)
-        x, r = _solve_group(flat, n_max, bs, rf, max(nj, 1), 2 if deep else 1, think)
-        for i in idx:
-            n = wls[i].outstanding
-            out[i] = {"iops": float(x[n]), "lat_mean_s": float(r[n])}
-    return out
 
 
 # -- the fit -------------------------------------------------------------------------------
@@ -700,6 +411,9 @@ class FitResult:
     ios: int
     surrogate_rms: float
     shape: str = "lognormal"
+    # model="auto": the candidates' cross-validation rows, best first (see iosim.fit.select)
+    selection: list[dict] | None = None
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -718,6 +432,8 @@ class FitResult:
             "engine": self.engine,
             "seed": self.seed,
             "ios": self.ios,
+            **({"selection": self.selection} if self.selection is not None else {}),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
     def to_json(self) -> str:
@@ -782,10 +498,18 @@ class FitResult:
 
     def report(self) -> str:
         """A human-readable summary (what ``iosim fit`` prints without ``--json``)."""
-        lines = [
+        lines = []
+        if self.selection is not None:
+            from .select import table
+
+            lines.append("model auto: leave-one-depth-out errors of the candidate families "
+                         "(surrogate predictions of each fitted depth from the others):")
+            lines.extend(table(self.selection))
+        lines.extend(self.notes)
+        lines.append(
             f"model {self.model}: fitted on outstanding I/Os "
             f"{self.fitted_range[0]}..{self.fitted_range[1]}"
-        ]
+        )
         if self.shape != "lognormal":
             lines.append(f"service time: {self.stack.device.service}")
         lines.append("parameters (95 % confidence interval):")
@@ -958,22 +682,36 @@ def _initial(
     if "link.latency_s" in names:
         guess["link.latency_s"] = 0.4 * floor
         guess["device.service"] = 0.2 * floor
+    guess["device.latency_s"] = floor
+    guess["device.iops_limit"] = 1.05 * xmax
+    guess["device.read_iops_limit"] = guess["device.write_iops_limit"] = 1.05 * xmax
+    guess["device.die_service_s"] = 0.7 * floor
+    guess["device.die_read_s"] = guess["device.die_write_s"] = 0.7 * floor
+    guess["device.controller_overhead_s"] = 0.3 * floor
+    guess["device.host_interface_Bps"] = base.host_if_Bps
     bs = p1.workload.mean_block_bytes
-    if "link.bandwidth_Bps" in names:
-        guess["link.bandwidth_Bps"] = 1.05 * xmax * bs
-    k0 = max(1.0, xmax * guess["device.service"]) if xmax else 1.0
+    cap_key = next((k for k in ("link.bandwidth_Bps", "device.host_interface_Bps",
+                                "device.iops_limit") if k in names), None)
+    per_io = 1.0 if cap_key == "device.iops_limit" else bs
+    if cap_key:
+        guess[cap_key] = 1.05 * xmax * per_io
+    unit_key = "device.dies" if "device.dies" in names else "device.units"
+    svc = guess["device.die_service_s" if unit_key == "device.dies" else "device.service"]
+    k0 = max(1.0, xmax * svc) if xmax else 1.0
     starts = []
     k_list = [k0]
-    if "device.units" in names:
+    if unit_key in names:
         k_list = sorted(
             {max(1.0, min(4096.0, k)) for k in (1.0, k0, 2 * k0, 4 * k0, 0.5 * k0, 2.0 * nmax)}
         )
-    cap_list = [guess["link.bandwidth_Bps"]]
-    if "link.bandwidth_Bps" in names:
-        cap_list = [1.05 * xmax * bs, 3.0 * xmax * bs]
+    cap_list = [guess.get(cap_key or "link.bandwidth_Bps", base.bandwidth_Bps)]
+    if cap_key:
+        cap_list = [1.05 * xmax * per_io, 3.0 * xmax * per_io]
     for k in k_list:
         for cap in cap_list:
-            g = dict(guess, **{"device.units": k, "link.bandwidth_Bps": cap})
+            g = dict(guess, **{unit_key: k})
+            if cap_key:
+                g[cap_key] = cap
             if "hba.queue_depth" in names:
                 for q in (float(nmax), max(1.0, k0)):
                     starts.append(dict(g, **{"hba.queue_depth": q}))
@@ -1004,7 +742,7 @@ def _set_dist(base: Distribution, mean: float, scv: float | None) -> Distributio
 def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     over: dict[str, Any] = {}
     scv = values.get("device.service.scv")
-    if "device.service" in values or scv is not None:
+    if base.device.kind == "generic" and ("device.service" in values or scv is not None):
         mean = values.get("device.service", base.device.service.mean_s)
         over["device.service"] = _set_dist(base.device.service, mean, scv)
     if "host.overhead" in values:
@@ -1016,9 +754,24 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     for k in ("device.units", "hba.queue_depth"):
         if k in values:
             over[k] = int(round(values[k]))
-    for k in ("link.latency_s", "link.bandwidth_Bps"):
+    for k in ("link.latency_s", "link.bandwidth_Bps", "device.controller_overhead_s",
+              "device.host_interface_Bps"):
         if k in values:
             over[k] = float(values[k])
+    if "device.dies" in values:  # one die per channel: the channels never add a wait
+        over["device.channels"] = int(round(values["device.dies"]))
+        over["device.dies_per_channel"] = 1
+    if "device.latency_s" in values:
+        over["device.latency"] = _set_dist(base.device.latency, values["device.latency_s"], None)
+    for k in ("device.iops_limit", "device.read_iops_limit", "device.write_iops_limit"):
+        if k in values:
+            over[k] = float(values[k])
+    for key, fields in (("device.die_service_s", ("read_s", "program_s")),
+                        ("device.die_read_s", ("read_s",)), ("device.die_write_s", ("program_s",))):
+        if key in values:
+            v = values[key]
+            for f in fields:
+                over[f"device.{f}"] = Exponential(v) if scv is None else LogNormal(v, scv)
     if "device.avg_seek_s" in values:  # the seek curve keeps its shape
         k = values["device.avg_seek_s"] / base.device.avg_seek_s
         for key in ("avg_seek_s", "track_to_track_s", "full_stroke_s"):
@@ -1029,18 +782,22 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
 
 def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], metrics,
                    fit_ios: int, seed: int, engine: str, dof: int, rel_noise: float,
-                   warnings: list[str]):
+                   warnings: list[str], starts: list[dict[str, float]] | None = None,
+                   fixed: Mapping[str, float] | None = None, max_nfev: int = 30,
+                   polish: bool = False):
     """Least squares on simulated IOPS and mean latency (common random numbers: one seed for
     every evaluation; steps of 5 % so that the finite differences see the physics rather than
-    the reshuffling of individual events). Returns (values, FitParams, rms)."""
+    the reshuffling of individual events). ``starts``: starting values (default: from the
+    data, for a disk); ``fixed``: values held (e.g. an integer already chosen). Returns
+    (values, FitParams, rms)."""
     prob = _Problem(names, bnds)
     cache: dict[tuple, np.ndarray] = {}
-    fit_ios = min(fit_ios, 1000)  # every evaluation simulates every point: keep them short
+    held = dict(fixed or {})
 
     def fun(x):
         key = tuple(np.round(x, 9))
         if key not in cache:
-            stack = _build_stack(base, prob.values(x))
+            stack = _build_stack(base, {**held, **prob.values(x)})
             runs = [simulate(stack, p.workload, ios=fit_ios, seed=seed, engine=engine)
                     for p in train]
             out = np.empty(len(metrics))
@@ -1056,16 +813,23 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
     p1 = min(train, key=lambda q: q.n)
     x1, r1 = p1.measured.get("iops"), p1.measured.get("lat_mean_s")
     z0 = max(0.0, p1.n / x1 - r1) if (x1 and r1 and p1.workload.iodepth == 1) else 0.0
-    seeks = [base.device.avg_seek_s]
-    if r1 and hasattr(base.device, "revolution_s"):
-        seeks.append(max(1e-3, r1 / max(1, p1.n) - base.device.revolution_s / 2))
+    if starts is None:
+        seeks = [base.device.avg_seek_s]
+        if r1 and hasattr(base.device, "revolution_s"):
+            seeks.append(max(1e-3, r1 / max(1, p1.n) - base.device.revolution_s / 2))
+        starts = [{"host.overhead": z0, "device.avg_seek_s": seek} for seek in seeks]
     best = None
-    for seek in seeks:
-        start = {"host.overhead": z0, "device.avg_seek_s": seek}
+    for start in starts:
+        if best is not None and math.sqrt(2 * best.cost / max(len(best.fun), 1)) < 0.04:
+            break  # the first start already fits within the run-to-run noise
         start = {n: min(max(start.get(n, (bnds[n][0] + bnds[n][1]) / 2), bnds[n][0]),
                         bnds[n][1]) for n in names}
+        # a polish starts next to the optimum: steps of 5 % of each value; a disk fitted from
+        # scratch by short noisy runs: scipy's steps (5 % of max(1, |x|), coarser)
+        jac = (lambda x: _coarse_jacobian(fun, x, prob)) if polish else "2-point"
         res = optimize.least_squares(fun, prob.to_x(start), bounds=(prob.lo, prob.hi),
-                                     diff_step=0.05, xtol=1e-3, ftol=1e-4, max_nfev=30)
+                                     jac=jac, diff_step=None if polish else 0.05,
+                                     xtol=1e-3, ftol=1e-4, max_nfev=max_nfev)
         if best is None or res.cost < best.cost:
             best = res
     values = prob.values(best.x)
@@ -1078,6 +842,83 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
     cov = _intervals(prob, names, best.x, values, best.jac, resid, dof, rel_noise, bnds,
                      warnings, active)
     return values, cov, rms
+
+
+def _coarse_jacobian(fun, x: np.ndarray, prob: _Problem) -> np.ndarray:
+    """Forward differences with steps of 5 % (log-scaled parameters) or 5 % of the value but at
+    least 0.1 % of the range (linear ones, e.g. a host overhead of a few microseconds in a range
+    of 10 ms), stepping inward at a bound: steps large enough that a simulated objective shows
+    the physics rather than the reshuffling of individual events."""
+    f0 = fun(x)
+    jac = np.zeros((len(f0), len(x)))
+    for i, d in enumerate(prob.defs):
+        span = prob.hi[i] - prob.lo[i]
+        h = 0.05 if d.log else max(0.05 * abs(x[i]), 1e-3 * span)
+        if x[i] + h > prob.hi[i]:
+            h = -h
+        y = x.copy()
+        y[i] = x[i] + h
+        jac[:, i] = (fun(y) - f0) / h
+    return jac
+
+
+def _select_held(pts: list[_Point], holdout: Mapping[str, Sequence[Any]] | None) -> set[int]:
+    """Indices of the points the ``holdout`` mapping selects (one clear error per bad key)."""
+    held: set[int] = set()
+    for key, values in (holdout or {}).items():
+        if not _known_key(pts, key):
+            raise SpecError(
+                f"fit: holdout key {key!r} is not a property of the points (use iodepth, "
+                "numjobs, threads, qd, outstanding or a param of the measurement)"
+            )
+        vals = [values] if isinstance(values, (str, int, float)) else list(values)
+        matched = {p.index for p in pts if _match(p, key, vals)}
+        if not matched:
+            raise SpecError(f"fit: holdout {key}={','.join(map(str, vals))} matches no point")
+        held |= matched
+    return held
+
+
+def _fit_cloud_budgets(curve, holdout, kwargs: dict) -> FitResult:
+    """A cloud volume measured with reads and writes: a cap per direction, either one bucket
+    each (``separate``) or one budget both draw on (``shared``); both are fitted and the data
+    choose (the smaller sum of squared residuals on the fitted points)."""
+    names = ["host.overhead", "device.latency_s", "device.read_iops_limit",
+             "device.write_iops_limit"]
+    got = {}
+    for cap_model in ("separate", "shared"):
+        base = MODELS["cloud"].stack().with_(**{"device.cap_model": cap_model,
+                                                 "device.iops_limit": math.inf})
+        got[cap_model] = fit(curve, model="cloud", params=names, holdout=holdout,
+                             base_stack=base, **kwargs)
+    best, other = sorted(got, key=lambda k: got[k].surrogate_rms)
+    res = got[best]
+    res.notes.append(
+        f"cloud: the data choose {best} read/write budgets (rms log error "
+        f"{res.surrogate_rms:.3f} against {got[other].surrogate_rms:.3f} for {other})")
+    return res
+
+
+def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
+    """``model="auto"``: rank the candidate families by leave-one-depth-out error, fit the
+    winner (see :mod:`iosim.fit.select`)."""
+    from . import select
+
+    if kwargs.get("params") is not None or kwargs.get("base_stack") is not None:
+        raise SpecError("fit: model 'auto' chooses the family and its parameters; do not pass "
+                        "params or base_stack with it")
+    cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
+    rows = select.rank(curve, holdout, fit, **cv_kw)
+    ok = [r for r in rows if math.isfinite(r["score"])]
+    if not ok:
+        why = "; ".join(f"{r['model']}: {r['error']}" for r in rows if r["error"])
+        raise SpecError(f"fit: model auto: no candidate could be fitted ({why})")
+    pts = _points(curve, None)
+    n_depths = len(select._groups(pts, _select_held(pts, holdout)))
+    res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
+    res.selection = rows
+    res.notes = select.verdict(rows, n_depths) + res.notes
+    return res
 
 
 def _lsq(fun, x0, lo, hi):
@@ -1109,6 +950,7 @@ def fit(
     rel_noise: float = 0.01,
     verify: bool = True,
     shape: str = "lognormal",
+    percentiles: bool = True,
 ) -> FitResult:
     """Calibrate ``params`` of a ``model`` stack to a measured curve.
 
@@ -1127,15 +969,32 @@ def fit(
     ``verify=False`` skips the simulation and reports the analytic predictions.
     ``shape``: ``"lognormal"`` (fit its scv to the measured percentiles) or ``"measured"`` (the
     lowest-depth point's latency percentiles, scaled to the fitted mean service time).
+    ``percentiles=False`` fits the means only (no simulation for the scv, as ``auto``'s
+    cross-validation does). ``model="auto"`` chooses the family (:mod:`iosim.fit.select`).
     """
+    if model == "auto":
+        return _fit_auto(curve, holdout, dict(
+            params=params, base_stack=base_stack, bounds=bounds, ios=ios, fit_ios=fit_ios,
+            seed=seed, engine=engine, rel_noise=rel_noise, verify=verify, shape=shape,
+            percentiles=percentiles))
     if model not in MODELS:
-        raise SpecError(f"fit: unknown model {model!r}; choose one of {', '.join(MODELS)}")
+        raise SpecError(
+            f"fit: unknown model {model!r}; choose auto or one of {', '.join(MODELS)}")
     if shape not in SHAPES:
         raise SpecError(f"fit: unknown shape {shape!r}; choose one of {', '.join(SHAPES)}")
     mdl = MODELS[model]
     if isinstance(params, str):
         params = [params]
     names = list(params) if params is not None else list(mdl.params)
+    if model == "cloud" and params is None and base_stack is None and \
+            _has_reads_and_writes(curve):
+        return _fit_cloud_budgets(curve, holdout, dict(
+            bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed, engine=engine,
+            rel_noise=rel_noise, verify=verify, shape=shape, percentiles=percentiles))
+    if params is None and "device.die_service_s" in names and _has_reads_and_writes(curve):
+        # the data mix reads and writes: each direction holds its die for its own time
+        i = names.index("device.die_service_s")
+        names[i:i + 1] = ["device.die_read_s", "device.die_write_s"]
     if not names:
         raise SpecError("fit: no parameters to fit (params is empty)")
     for n in names:
@@ -1155,29 +1014,22 @@ def fit(
             f"fit: the {model} model needs a base stack with device.kind "
             f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
         )
-    if base.device.kind != "generic" and not mdl.simulated:
+    if base.device.kind != mdl.stack().device.kind and not mdl.simulated:
         raise SpecError(
-            f"fit: device.kind {base.device.kind!r} cannot be fitted yet; the fit models use "
-            "the generic device"
+            f"fit: the {model} model needs a base stack with device.kind "
+            f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
         )
-    pts = _points(curve, None)
-    # -- split fitted / held out
-    held: set[int] = set()
-    for key, values in (holdout or {}).items():
-        if not _known_key(pts, key):
-            raise SpecError(
-                f"fit: holdout key {key!r} is not a property of the points (use iodepth, "
-                "numjobs, threads, qd, outstanding or a param of the measurement)"
-            )
-        vals = [values] if isinstance(values, (str, int, float)) else list(values)
-        matched = {p.index for p in pts if _match(p, key, vals)}
-        if not matched:
-            raise SpecError(f"fit: holdout {key}={','.join(map(str, vals))} matches no point")
-        held |= matched
+    point_notes: list[str] = []
+    pts = _points(curve, None, point_notes)
+    held = _select_held(pts, holdout)
     train = [p for p in pts if p.index not in held]
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
-    warnings: list[str] = []
+    warnings: list[str] = list(point_notes)
+    _check_one_workload(train, warnings,
+                        by_direction=any(n in names for n in (
+                            "device.die_read_s", "device.die_write_s",
+                            "device.read_iops_limit", "device.write_iops_limit")))
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
                         f"{model} model simulates the device family itself")
@@ -1185,7 +1037,8 @@ def fit(
     if measured_shape is not None and "device.service.scv" in names:
         raise SpecError("fit: shape 'measured' takes the service variability from the data; "
                         "do not fit device.service.scv with it")
-    if measured_shape is None and params is None and not mdl.simulated and any(
+    if measured_shape is None and params is None and not mdl.simulated and percentiles and \
+            base.device.kind in ("generic", "ssd") and any(
         m in p.measured for p in train for m in PCT_METRICS
     ):
         # measured percentiles: fit the service variability too (by simulation)
@@ -1205,7 +1058,9 @@ def fit(
             )
         bnds[k] = (lo, hi)
     mean_names = [n for n in names if n not in _SIM_ONLY]
-    metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS if m in p.measured]
+    # an open-loop point's IOPS are its arrival rate: only its latency says something
+    metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS
+               if m in p.measured and not (m == "iops" and p.workload.open_loop)]
     if model in ("hdd", "hdd-ncq"):
         _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
     n_res = len(metrics)
@@ -1221,8 +1076,8 @@ def fit(
     cov_params: dict[str, FitParam] = {}
     if mean_names and mdl.simulated:
         values, cov_params, rms = _fit_simulated(
-            base, mean_names, bnds, train, metrics, fit_ios, seed, engine, dof, rel_noise,
-            warnings)
+            base, mean_names, bnds, train, metrics, min(fit_ios, mdl.sim_ios), seed, engine, dof,
+            rel_noise, warnings)
     elif mean_names:
         prob = _Problem(mean_names, bnds)
 
@@ -1253,21 +1108,13 @@ def fit(
             values[mean_names[i]] = float(round(values[mean_names[i]]))
         res_vec = fun(x_best)
         rms = float(np.sqrt(np.mean(res_vec**2))) if len(res_vec) else 0.0
-        # Jacobian at the continuous optimum (integers relaxed) for the covariance
-        x_cont = best.x
-        jac = _jacobian(fun, x_cont, prob)
+        # the at-bound flags and intervals are centred on the reported solution (the integers
+        # as rounded, the rest re-fitted), so that a printed value and its flag agree; the
+        # sensitivities come from the continuous optimum (integers relaxed)
+        jac = _jacobian(fun, best.x, prob)
         cov_params = _intervals(
-            prob,
-            mean_names,
-            x_cont,
-            values,
-            jac,
-            fun(x_cont),
-            dof,
-            rel_noise,
-            bnds,
-            warnings,
-            getattr(best, "active_mask", np.zeros(len(x_cont))),
+            prob, mean_names, x_best, values, jac, res_vec, dof, rel_noise, bnds, warnings,
+            np.zeros(len(x_best)),
         )
     # -- percentiles by simulation
     stack = _build_stack(base, values)
@@ -1289,6 +1136,22 @@ def fit(
         )
         values["device.service.scv"] = v
         cov_params["device.service.scv"] = p
+        stack = _build_stack(base, values)
+    if mdl.polish and verify and mean_names:
+        # the surrogate is close, not exact, for the family's own model: least squares on
+        # simulated points from its optimum (integers and the scv held), with the
+        # simulation's own intervals
+        cont = [n for n in mean_names if not PARAMETERS[n].integer]
+        held_values = {n: values[n] for n in values if n not in cont}
+        polish_warn: list[str] = []
+        v2, cov2, rms = _fit_simulated(
+            base, cont, bnds, train, metrics, max(fit_ios, 10000), seed, engine,
+            dof, rel_noise, polish_warn, starts=[{n: values[n] for n in cont}],
+            fixed=held_values, max_nfev=25, polish=True)
+        values.update(v2)
+        warnings[:] = [w for w in warnings if not any(w.startswith(n) for n in cont)]
+        warnings.extend(polish_warn)
+        cov_params.update(cov2)
         stack = _build_stack(base, values)
     params_out = {n: cov_params[n] for n in names}
     # -- verification by simulation at every point
@@ -1323,6 +1186,7 @@ def fit(
         rows.append(
             {
                 "set": "holdout" if p.index in held else "fit",
+                "index": p.index,
                 **_jsonable(p.label),
                 "measured": dict(p.measured),
                 "predicted": pred,
@@ -1345,6 +1209,11 @@ def fit(
                 f"units (largest fitted depth {top.n}): the knee is not in the data, so "
                 "device.units is only bounded from below"
             )
+    if verify:
+        warnings.extend(checks.missed_training_points(rows, *checks.spread_of(pts)))
+    warnings.extend(checks.implausible(model, values, _fmt))
+    warnings.extend(checks.host_cap(values, train, _fmt))
+    warnings.extend(checks.assumed_span(model, train, base))
     order = sorted(range(len(rows)), key=lambda i: (pts[i].n, i))
     rows = [rows[i] for i in order]
     mape, by_set = _mape(rows)
@@ -1433,13 +1302,6 @@ def _dedupe(items: list[str]) -> list[str]:
             seen.add(w)
             out.append(w)
     return out
-
-
-def _flat_with(flat0: _Flat, values: Mapping[str, float]) -> _Flat:
-    flat = _Flat(**flat0.__dict__)
-    for k, v in values.items():
-        flat.set(k, v)
-    return flat
 
 
 def _round_integers(fun, prob: _Problem, best, ints: list[int]):
@@ -1628,14 +1490,22 @@ def _fit_scv(
             "variability cannot be fitted; kept at 1 (exponential)"
         )
         return 1.0, FitParam(d.name, 1.0, bounds, bounds, d.unit, False, False, d.doc)
-    mean = values.get("device.service", stack.device.service.mean_s)
+    ssd = stack.device.kind == "ssd"
+    if ssd:  # the read and the program time keep their means, take the one scv
+        means = {"device.read_s": values.get("device.die_read_s", values.get(
+                     "device.die_service_s", stack.device.mean_read_s)),
+                 "device.program_s": values.get("device.die_write_s", values.get(
+                     "device.die_service_s", stack.device.mean_program_s))}
+    else:
+        means = {"device.service": values.get("device.service", stack.device.service.mean_s)}
     cache: dict[float, np.ndarray] = {}
 
     def residuals(log_scv: float) -> np.ndarray:
         key = round(log_scv, 6)
         if key in cache:
             return cache[key]
-        s, _ = apply_overrides(stack, None, {"device.service": LogNormal(mean, math.exp(log_scv))})
+        s, _ = apply_overrides(stack, None, {k: LogNormal(m, math.exp(log_scv))
+                                             for k, m in means.items()})
         out = []
         sims: dict[int, Results] = {}
         for p, m in targets:
@@ -1711,123 +1581,6 @@ def _mape(rows: list[dict]) -> tuple[dict[str, float], dict[str, dict[str, float
     return agg(rows), by
 
 
-# -- reading measured curves ---------------------------------------------------------------
-
-_UNIT = {
-    "ms": 1e-3,
-    "us": 1e-6,
-    "ns": 1e-9,
-    "s": 1.0,
-    "pct": 0.01,
-    "MiBps": 1024.0**2,
-    "MBps": 1e6,
-    "KiBps": 1024.0,
-    "kBps": 1e3,
-    "Bps": 1.0,
-    "bytes": 1.0,
-}
-_LAT = {
-    "lat_mean": "lat_mean_s",
-    "lat_p50": "lat_p50_s",
-    "lat_p90": "lat_p90_s",
-    "lat_p95": "lat_p95_s",
-    "lat_p99": "lat_p99_s",
-    "lat_p999": "lat_p999_s",
-    "lat_max": "lat_max_s",
-    "await": "block_lat_mean_s",
-}
-
-
-def read_table(path: str | os.PathLike) -> Curve:
-    """A CSV table of measured points (the convention of ``data/``: one row per point, unit
-    suffixes ``_ms``, ``_us``, ``_s``, ``_pct``, ``_MiBps``, ``_MBps``, ``_KiBps``, ``_bytes``;
-    ``threads`` = jobs of depth 1, ``qd`` = one job of that depth) as a :class:`Curve`."""
-    p = Path(path)
-    text = limits.read_text(p, what="a table of measured points")
-    rows = list(csv.DictReader(text.splitlines()))
-    if not rows:
-        raise SpecError(f"{p}: the table has no rows")
-    points = []
-    for lineno, row in enumerate(rows, start=2):
-        r = Results()
-        params: dict[str, Any] = {"source": f"{p.name}:{lineno}"}
-        for col, raw in row.items():
-            if col is None or raw is None:
-                continue
-            col, raw = col.strip(), raw.strip()
-            if raw == "":
-                continue
-            num = _f(raw)
-            stem, _, suffix = col.rpartition("_")
-            if col in ("iops", "read_iops", "write_iops", "aqu_sz"):
-                _need(num, p, lineno, col)
-                setattr(r, col, num)
-            elif stem in _LAT and suffix in _UNIT:
-                _need(num, p, lineno, col)
-                setattr(r, _LAT[stem], num * _UNIT[suffix])
-            elif stem == "bw" and suffix in _UNIT:
-                _need(num, p, lineno, col)
-                r.bandwidth_Bps = num * _UNIT[suffix]
-            elif col == "util_pct":
-                _need(num, p, lineno, col)
-                r.util = num / 100.0
-            elif col in ("threads", "qd", "numjobs", "iodepth"):
-                if num is None or num < 1 or num != int(num):
-                    raise SpecError(
-                        f"{p}:{lineno}: {col} must be a whole number >= 1 (got {raw!r})"
-                    )
-                params[col] = int(num)
-            elif col == "bs_bytes":
-                params["block_size_bytes"] = num if num is not None else raw
-            elif col == "span_bytes":
-                params["span_bytes"] = num if num is not None else raw
-            else:
-                params[col] = num if num is not None else raw
-        if "threads" in params:
-            params.setdefault("numjobs", params["threads"])
-            params.setdefault("iodepth", 1)
-        if "qd" in params:
-            params.setdefault("iodepth", params["qd"])
-            params.setdefault("numjobs", 1)
-        r.params = params
-        points.append(r)
-    x = next((k for k in ("threads", "qd", "iodepth", "numjobs") if k in rows[0]), None)
-    return Curve(points, x=x, label=p.stem)
-
-
-def _need(num, p, lineno, col):
-    if num is None:
-        raise SpecError(f"{p}:{lineno}: {col} must be a number")
-
-
-def load_curve(files: Sequence[str | os.PathLike]) -> Curve:
-    """Measured points from files: CSV tables (:func:`read_table`) or any trace format
-    ``iosim.traces.read`` understands (fio JSON/text, sysbench, vdbench ...)."""
-    if not files:
-        raise SpecError("fit: give at least one measurement file")
-    points: list[Results] = []
-    for f in files:
-        path = Path(f)
-        if not path.exists():
-            raise SpecError(f"{path}: no such file")
-        if path.suffix.lower() == ".csv":
-            points.extend(read_table(path).points)
-            continue
-        try:
-            from . import traces
-        except ImportError:  # pragma: no cover - traces ships with iosim
-            raise SpecError(f"{path}: reading traces needs iosim.traces") from None
-        reader = getattr(traces, "read", None)
-        if reader is None:
-            raise SpecError(f"{path}: this build of iosim.traces has no read(); use a CSV table")
-        got = reader(str(path))
-        items = got.points if isinstance(got, Curve) else [got]
-        for r in items:
-            r.params.setdefault("source", path.name)
-        points.extend(items)
-    return Curve(points, label="measured")
-
-
 # -- the command line ----------------------------------------------------------------------
 
 
@@ -1841,6 +1594,7 @@ def run_cli(
     ios: int = 8000,
     seed: int = 1,
     shape: str = "lognormal",
+    fmt: str = "auto",
 ) -> int:
     """``iosim fit FILE... --model M [--holdout KEY=v,...] [--shape S] [--json]``: print the
     fit, return 0.
@@ -1848,7 +1602,7 @@ def run_cli(
     ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
     and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
     ValueError) with a one-line message."""
-    curve = load_curve(files)
+    curve = load_curve(files, fmt)
     res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed,
               shape=shape)
     if as_json:

@@ -1,0 +1,192 @@
+"""Diagnostics of a fit: training points missed beyond the run-to-run spread, implausible
+parameters, and what was assumed where the data are silent.
+
+The plausibility bounds live in one table, :data:`PLAUSIBLE`, each with the physical reason and
+the source of its numbers, so that a fitted value outside them is reported with that reason
+("a 7200 rpm disk seeking 27 ms on average") instead of being taken as a measurement.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+#: the run-to-run spread of IOPS assumed when the data have no repeats: repeated runs of the
+#: same fio job on the corpus's SSDs and disks differ by about this much (measured in issue 13)
+DEFAULT_SPREAD = 0.08
+
+
+@dataclass(frozen=True)
+class Plausible:
+    """The range a fitted parameter of a model family can physically take."""
+
+    model: str
+    param: str
+    lo: float
+    hi: float
+    why: str  # what a value outside means
+    source: str  # where the numbers come from
+
+
+#: a fitted value may sit this far outside the published range before it is called implausible
+#: (the catalogue's ranges are data-sheet figures; a fit absorbs some host and queueing time)
+MARGIN = 0.25
+
+
+def _from_catalogue() -> tuple[Plausible, ...]:
+    """The disk and NAND bounds, from the sourced catalogue that check-claim uses (one source
+    of physical truth): the union of its HDD classes and NAND cells, widened by MARGIN."""
+    from .. import catalogue
+
+    cat = catalogue.load()
+    disks = [m for m in cat.media.values() if m.family == "hdd" and m.rpm]
+    seeks = [catalogue.plausible_range("hdd_avg_seek_s", rpm=m.rpm) for m in disks]
+    services = [catalogue.plausible_range("hdd_qd1_service_s", rpm=m.rpm) for m in disks]
+    nand = [m for m in cat.media.values() if m.family == "nand"]
+    reads = [cat.figure(m.read).range for m in nand if m.read]
+    programs = [cat.figure(m.program).range for m in nand if m.program]
+
+    def cited(names) -> str:
+        keys = sorted({k for n in names for k in cat.figure(n).sources})
+        return "catalogue: " + "; ".join(cat.sources[k].cite() for k in keys)
+
+    lo, hi = 1 - MARGIN, 1 + MARGIN
+    rpms = sorted(int(m.rpm) for m in disks)
+    seek_lo, seek_hi = min(r[0] for r in seeks), max(r[1] for r in seeks)
+    svc_lo, svc_hi = min(r[0] for r in services), max(r[1] for r in services)
+    die_lo, die_hi = min(r[0] for r in reads), max(r[1] for r in programs)
+    span = f"{rpms[0]:,}-{rpms[-1]:,} rpm"
+    return (
+        Plausible("hdd-ncq", "device.avg_seek_s", seek_lo * lo, seek_hi * hi,
+                  f"{span} disks seek {seek_lo * 1e3:.1f}-{seek_hi * 1e3:.1f} ms on average; "
+                  "outside that the fit is absorbing something else (a cache, a RAID, a short "
+                  "span, an SSD)", cited(m.seek for m in disks)),
+        Plausible("hdd", "device.service", svc_lo * lo, svc_hi * hi,
+                  f"one random I/O on one disk costs a seek plus half a turn: "
+                  f"{svc_lo * 1e3:.1f}-{svc_hi * 1e3:.1f} ms ({span}); outside that it is not "
+                  "one disk in order", cited(m.seek for m in disks)),
+        Plausible("ssd", "device.die_service_s", die_lo * lo, die_hi * hi,
+                  f"a die holds a request for a NAND array read or program "
+                  f"({die_lo * 1e6:.0f} us-{die_hi * 1e3:.1f} ms); much less is a cache hit or a "
+                  "buffered write, not a die",
+                  cited([*(m.read for m in nand if m.read), *(m.program for m in nand
+                                                            if m.program)])),
+    )
+
+
+PLAUSIBLE: tuple[Plausible, ...] = (
+    *_from_catalogue(),
+    Plausible("ssd", "device.dies", 1, 1024,
+              "no SSD has this many dies (Intel 750: 12 channels x 40 = 480); the data show a "
+              "cap without collisions, not dies",
+              "SimpleSSD config intel750_400gb.cfg"),
+    Plausible("ssd", "device.controller_overhead_s", 0.0, 200e-6,
+              "a controller overhead above a whole NVMe 4 KiB read at depth 1 (about 85 us) is "
+              "host or virtualisation time",
+              "Lenovo Press product guide, Intel P4500 NVMe SSDs (QD1 read about 85 us)"),
+    Plausible("cloud", "device.latency_s", 20e-6, 20e-3,
+              "a network volume's floor is 0.1-0.2 ms (ESSD) to single-digit ms (gp3)",
+              "Alibaba Cloud ESSD docs (about 0.2 ms); AWS EBS gp3 docs (single-digit ms)"),
+)
+
+
+def spread_of(points: Sequence) -> tuple[float, str]:
+    """The run-to-run spread of IOPS (relative) and where it comes from: repeats in the data
+    (points with the same workload measured more than once: the largest deviation from their
+    mean), else :data:`DEFAULT_SPREAD`."""
+    groups: dict[tuple, list[float]] = {}
+    for p in points:
+        if "iops" not in p.measured:
+            continue
+        wl = p.workload
+        key = (wl.outstanding, wl.numjobs, wl.rw, wl.mean_block_bytes)
+        groups.setdefault(key, []).append(p.measured["iops"])
+    devs = []
+    for vals in groups.values():
+        if len(vals) > 1:
+            mean = sum(vals) / len(vals)
+            devs.extend(abs(v / mean - 1) for v in vals)
+    if devs:
+        return max(max(devs), 0.01), f"from {len(devs)} repeated measurements in the data"
+    return DEFAULT_SPREAD, ("assumed: the data have no repeats, and repeated fio runs on "
+                            "such devices differ by about that much")
+
+
+def missed_training_points(rows: Sequence[Mapping], spread: float, source: str) -> list[str]:
+    """A warning for every fitted point the verified model misses by more than the spread
+    (IOPS) or 1.5 x the spread (mean latency, which adds the host's noise)."""
+    out = []
+    for r in rows:
+        if r["set"] != "fit":
+            continue
+        bad = []
+        for m, tol in (("iops", spread), ("lat_mean_s", 1.5 * spread)):
+            e = r["error"].get(m)
+            if e is not None and abs(e) > 100 * tol:
+                bad.append(f"{'IOPS' if m == 'iops' else 'mean latency'} {e:+.0f} %")
+        if bad:
+            why = f"{spread:.0%}, {source}" if not out else f"{spread:.0%}"
+            out.append(
+                f"fitted point at {r['outstanding']} outstanding I/Os is missed beyond the "
+                f"run-to-run spread ({why}): {', '.join(bad)}; the model does not follow this "
+                "point"
+            )
+    return out
+
+
+def implausible(model: str, values: Mapping[str, float], fmt) -> list[str]:
+    """Warnings for fitted values outside :data:`PLAUSIBLE` (``fmt(value, unit)`` formats)."""
+    out = []
+    for b in PLAUSIBLE:
+        if b.model != model or b.param not in values:
+            continue
+        v = values[b.param]
+        if b.lo <= v <= b.hi:
+            continue
+        unit = "" if b.param == "device.dies" else "s"
+        out.append(
+            f"{b.param} = {fmt(v, unit)} is implausible for the {model} family (plausible "
+            f"{fmt(b.lo, unit)} .. {fmt(b.hi, unit)}): {b.why} [{b.source}]"
+        )
+    return out
+
+
+def host_cap(values: Mapping[str, float], points: Sequence, fmt) -> list[str]:
+    """A host overhead that by itself caps IOPS below a measured point: each job's CPU issues
+    at most 1 / overhead I/Os per second (numjobs / overhead in all)."""
+    z = values.get("host.overhead")
+    if not z or z <= 0:
+        return []
+    out = []
+    for p in points:
+        x = p.measured.get("iops")
+        if x is None:
+            continue
+        cap = p.workload.numjobs / z
+        if cap < 0.98 * x:
+            out.append(
+                f"host.overhead = {fmt(z, 's')} caps {p.workload.numjobs} job(s) at "
+                f"{cap:.4g} IOPS, below the {x:.4g} measured at {p.n} outstanding I/Os: "
+                "implausible (the overhead is absorbing device time)"
+            )
+    return out
+
+
+def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
+    """Say what was assumed when the data do not give the region the offsets fell in (a raw
+    device): for a disk the seek distances follow from it."""
+    if model not in ("hdd", "hdd-ncq"):
+        return []
+    missing = [p for p in points if "span_bytes" not in (p.results.params or {})]
+    if not missing:
+        return []
+    span = missing[0].workload.span_bytes
+    cap = getattr(base_stack.device, "capacity_bytes", None)
+    of_disk = ""
+    if cap and math.isfinite(cap) and cap > 0:
+        of_disk = f", {min(span / cap, 1.0):.0%} of the model disk's capacity"
+    return [
+        f"the data do not say the span of the offsets (a raw device?): assumed "
+        f"{span / 2**30:.4g} GiB{of_disk}; the fitted seek time is for that span"
+    ]

@@ -1,0 +1,123 @@
+"""``model="auto"``: choose the model family by cross-validation on the fitted points.
+
+Each candidate family is fitted with one fitted depth left out at a time (leave one depth out)
+and predicts the depth it did not see, with the analytic surrogate (no simulation, so the whole
+ranking costs a few surrogate fits per family). The families are ranked by the mean absolute
+percentage error of those predictions (IOPS and mean latency averaged), and the winner is then
+fitted on all the fitted points and verified by simulation like any other model.
+
+A family with more parameters fits the points it saw at least as well; leaving a depth out
+charges it for the freedom it does not need, which is why the ranking uses held-out errors and
+reports the parameter counts beside them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..spec import SpecError
+
+#: the families ``auto`` compares: the ones with an analytic surrogate (``hdd-ncq`` is fitted
+#: by simulating the disk, tens of seconds per fit: ask for it by name)
+CANDIDATES = ("generic", "ssd", "cloud", "hdd")
+
+#: scores closer than this (a fraction: half the 8 % run-to-run spread assumed by the
+#: diagnostics) are reported as a tie
+TIE_GAP = 0.04
+
+
+def _groups(points: list, held: set[int]) -> list[list[int]]:
+    """The groups of fitted points left out one at a time (their indices): one depth of the
+    closed loops, or one arrival rate of the open loops."""
+    groups: dict[tuple, list[int]] = {}
+    for p in points:
+        if p.index not in held:
+            key = ("rate", float(p.workload.rate_iops)) if p.workload.open_loop else \
+                ("depth", float(p.n))
+            groups.setdefault(key, []).append(p.index)
+    return [groups[k] for k in sorted(groups)]
+
+
+def cross_validate(
+    curve, model: str, holdout: Mapping[str, Sequence[Any]] | None, fit_fn, **kw
+) -> dict:
+    """Leave-one-depth-out errors of ``model`` on the fitted points of ``curve``: a dict with
+    ``model``, ``params`` (count), ``cv_iops``, ``cv_lat`` (MAPE %, None when not computable),
+    ``score`` and ``error`` (why the family could not be fitted, else None)."""
+    from . import MODELS, _points, _select_held
+
+    pts = _points(curve, None)
+    held = _select_held(pts, holdout)
+    groups = _groups(pts, held)
+    n_params = len(MODELS[model].params)
+    errs: dict[str, list[float]] = {"iops": [], "lat_mean_s": []}
+    row: dict[str, Any] = {"model": model, "params": n_params, "cv_iops": None,
+                           "cv_lat": None, "score": math.inf, "error": None}
+    for group in groups:
+        ho = {k: list(v) if not isinstance(v, (str, int, float)) else [v]
+              for k, v in (holdout or {}).items()}
+        ho["_index"] = group
+        try:
+            # the means only: no simulation (the scv would be fitted by one)
+            res = fit_fn(curve, model=model, holdout=ho, verify=False, percentiles=False, **kw)
+        except SpecError as exc:
+            row["error"] = str(exc)
+            return row
+        for p in res.points:
+            if p["index"] in group:
+                for m in errs:
+                    if m in p["error"]:
+                        errs[m].append(abs(p["error"][m]))
+    if errs["iops"]:
+        row["cv_iops"] = sum(errs["iops"]) / len(errs["iops"])
+    if errs["lat_mean_s"]:
+        row["cv_lat"] = sum(errs["lat_mean_s"]) / len(errs["lat_mean_s"])
+    got = [v for v in (row["cv_iops"], row["cv_lat"]) if v is not None]
+    if got:
+        row["score"] = sum(got) / len(got)
+    return row
+
+
+def rank(curve, holdout, fit_fn, candidates: Sequence[str] = CANDIDATES, **kw) -> list[dict]:
+    """Cross-validate every candidate and sort by score (best first)."""
+    rows = [cross_validate(curve, m, holdout, fit_fn, **kw) for m in candidates]
+    return sorted(rows, key=lambda r: (r["score"], r["params"]))
+
+
+def verdict(rows: list[dict], n_depths: int) -> list[str]:
+    """Lines that say which family won, by how much, and how much to trust the ranking."""
+    ok = [r for r in rows if math.isfinite(r["score"])]
+    if not ok:
+        return ["no candidate model could be cross-validated"]
+    win = ok[0]
+    out = [f"auto: {win['model']} wins (leave-one-depth-out error {win['score']:.1f} %, "
+           f"{win['params']} parameters)"]
+    if len(ok) > 1:
+        second = ok[1]
+        gap = second["score"] - win["score"]
+        out[0] += (f", ahead of {second['model']} ({second['score']:.1f} %, "
+                   f"{second['params']} parameters) by {gap:.1f} points")
+        if gap < 100 * TIE_GAP:
+            out.append(f"auto: {win['model']} and {second['model']} are tied (less than "
+                       f"{100 * TIE_GAP:.0f} points apart, within the run-to-run spread): the "
+                       "data do not tell these families apart")
+    if n_depths < 4:
+        out.append(f"auto: only {n_depths} fitted depths (or rates): each cross-validation "
+                   f"fit sees {n_depths - 1}, fewer numbers than most families have "
+                   "parameters, so the ranking is a rough one")
+    return out
+
+
+def table(rows: list[dict]) -> list[str]:
+    """The ranking as printable lines."""
+    out = [f"  {'model':9s} {'params':>6s} {'CV IOPS':>9s} {'CV mean lat':>12s}"]
+    for r in rows:
+        if r["error"]:
+            out.append(f"  {r['model']:9s} {r['params']:>6d}  not fitted: {r['error']}")
+            continue
+        iops = "-" if r["cv_iops"] is None else f"{r['cv_iops']:.1f} %"
+        lat = "-" if r["cv_lat"] is None else f"{r['cv_lat']:.1f} %"
+        out.append(f"  {r['model']:9s} {r['params']:>6d} {iops:>9s} {lat:>12s}")
+    return out

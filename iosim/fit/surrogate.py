@@ -1,0 +1,401 @@
+"""The surrogate of a fit: exact mean value analysis of the stack's closed loop (and of an open
+loop), on the few numbers of a stack it needs (:class:`_Flat`).
+
+The network below the host is built as a product of log normalising constants (log space,
+scaled: nothing overflows): the device (a pool of units behind one queue, or K queues with
+random routing: an SSD's dies, see :func:`iosim.theory.mva_random_routing`), pure delays (link
+latency, an SSD controller), single servers for transfer caps and token buckets; an HBA limit
+is a flow-equivalent server (Norton's theorem); the host is a delay (or one CPU per job when a
+job keeps several I/Os in flight). An open loop (Poisson arrivals) sees independent stations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..spec import SpecError
+from ..stack import Stack
+from ..theory import random_routing_log_factors
+from ..workload import Workload
+
+__all__ = ["surrogate"]
+
+# -- the surrogate: exact MVA of the closed loop -------------------------------------------
+
+
+def _logsumexp_rows(m: np.ndarray) -> np.ndarray:
+    top = np.max(m, axis=1)
+    finite = np.isfinite(top)
+    shift = np.where(finite, top, 0.0)
+    with np.errstate(under="ignore"):
+        s = np.sum(np.exp(m - shift[:, None]), axis=1)
+    out = np.full(m.shape[0], -np.inf)
+    pos = s > 0
+    out[pos] = np.log(s[pos]) + shift[pos]
+    return out
+
+
+_CONV_INDEX: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _conv_index(n: int) -> tuple[np.ndarray, np.ndarray]:
+    got = _CONV_INDEX.get(n)
+    if got is None:
+        idx = np.arange(n)
+        diff = idx[:, None] - idx[None, :]
+        got = (np.clip(diff, 0, None), diff < 0)
+        if len(_CONV_INDEX) > 64:
+            _CONV_INDEX.clear()
+        _CONV_INDEX[n] = got
+    return got
+
+
+def _conv_numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log of the convolution of exp(a) and exp(b), truncated to len(a) (== len(b))."""
+    idx, upper = _conv_index(len(a))
+    m = a[None, :] + b[idx]
+    m[upper] = -np.inf
+    return _logsumexp_rows(m)
+
+
+def _conv_loops(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`_conv_numpy` as plain loops (compiled by numba: no N x N temporaries)."""
+    n = len(a)
+    out = np.empty(n)
+    for k in range(n):
+        top = -np.inf
+        for j in range(k + 1):
+            v = a[j] + b[k - j]
+            if v > top:
+                top = v
+        if top == -np.inf:
+            out[k] = -np.inf
+            continue
+        s = 0.0
+        for j in range(k + 1):
+            s += math.exp(a[j] + b[k - j] - top)
+        out[k] = top + math.log(s)
+    return out
+
+
+try:  # the surrogate's inner loop; numba is what the fast engine uses too
+    import numba
+
+    _conv = numba.njit(cache=True)(_conv_loops)
+except ImportError:  # pragma: no cover
+    _conv = _conv_numpy
+
+
+def _log_f_servers(demand: float, servers: float, n_max: int) -> np.ndarray:
+    """log f(j) = log(demand^j / prod_{i<=j} min(i, servers)), j = 0..n_max (real servers
+    allowed: the rate grows by one unit per customer until it reaches ``servers``)."""
+    j = np.arange(n_max + 1, dtype=float)
+    out = j * math.log(demand)
+    rates = np.minimum(np.arange(1, n_max + 1, dtype=float), servers)
+    out[1:] -= np.cumsum(np.log(rates))
+    return out
+
+
+def _log_f_rates(log_rates: np.ndarray) -> np.ndarray:
+    """log f(j) of a load-dependent station with service rates mu(1..n) (log values)."""
+    out = np.zeros(len(log_rates) + 1)
+    out[1:] = -np.cumsum(log_rates)
+    return out
+
+
+@dataclass
+class _Flat:
+    """The numbers of a stack the surrogate needs (SI units)."""
+
+    overhead_s: float
+    service_s: float
+    units: float
+    latency_s: float
+    bandwidth_Bps: float
+    media_rate_Bps: float
+    queue_depth: float
+    paths: int
+    nr_requests: float
+    # an SSD: requests routed at random to ``units`` dies (else one queue for all units), a
+    # write's own die time, a controller delay and the host interface's cap per direction
+    random_routing: bool = False
+    write_service_s: float | None = None
+    controller_s: float = 0.0
+    host_if_Bps: float = math.inf
+    # a cloud volume: a token bucket (IOPS, each I/O counting ceil(size / unit) operations)
+    bucket_iops: float = math.inf
+    io_unit_bytes: float = math.inf
+    # per-direction IOPS caps: one bucket each ("separate") or one budget both draw on
+    read_bucket_iops: float = math.inf
+    write_bucket_iops: float = math.inf
+    shared_budget: bool = False
+
+    def buckets(self, block_bytes: float, read_fraction: float) -> list[tuple[float, float]]:
+        """The token buckets as (fraction of I/Os that visit, token time per visit)."""
+        ops = 1.0 if not math.isfinite(self.io_unit_bytes) else \
+            float(max(1, math.ceil(block_bytes / self.io_unit_bytes)))
+        rf = read_fraction
+        out = []
+        if math.isfinite(self.bucket_iops):
+            out.append((1.0, ops / self.bucket_iops))
+        r_cap, w_cap = self.read_bucket_iops, self.write_bucket_iops
+        if self.shared_budget and (math.isfinite(r_cap) or math.isfinite(w_cap)):
+            out.append((1.0, ops * (rf / r_cap + (1.0 - rf) / w_cap)))
+        elif not self.shared_budget:
+            for frac, cap in ((rf, r_cap), (1.0 - rf, w_cap)):
+                if frac > 0 and math.isfinite(cap):
+                    out.append((frac, ops / cap))
+        return out
+
+    @classmethod
+    def of(cls, stack: Stack) -> _Flat:
+        dev = stack.device
+        common = dict(
+            overhead_s=stack.host.overhead.mean_s,
+            latency_s=stack.link.latency_s,
+            bandwidth_Bps=stack.link.bandwidth_Bps,
+            queue_depth=float(stack.hba.queue_depth),
+            paths=stack.multipath.paths,
+            nr_requests=float(stack.block.nr_requests),
+        )
+        if dev.kind == "cloud":
+            return cls(
+                service_s=dev.latency.mean_s,
+                units=float(dev.units),
+                media_rate_Bps=dev.media_rate_Bps,
+                bucket_iops=dev.iops_limit,
+                io_unit_bytes=dev.io_unit_bytes,
+                read_bucket_iops=dev.read_iops_limit,
+                write_bucket_iops=dev.write_iops_limit,
+                shared_budget=dev.cap_model == "shared",
+                **common,
+            )
+        if dev.kind == "ssd":
+            return cls(
+                service_s=dev.mean_read_s,
+                units=float(dev.dies),
+                media_rate_Bps=math.inf,
+                random_routing=True,
+                write_service_s=dev.mean_program_s,
+                controller_s=dev.controller_overhead_s,
+                host_if_Bps=dev.host_interface_Bps,
+                **common,
+            )
+        return cls(
+            service_s=dev.service.mean_s,
+            units=float(dev.units),
+            media_rate_Bps=dev.media_rate_Bps,
+            **common,
+        )
+
+    def set(self, name: str, value: float) -> None:
+        attr = {
+            "host.overhead": "overhead_s",
+            "device.service": "service_s",
+            "device.units": "units",
+            "link.latency_s": "latency_s",
+            "link.bandwidth_Bps": "bandwidth_Bps",
+            "hba.queue_depth": "queue_depth",
+            "device.dies": "units",
+            "device.controller_overhead_s": "controller_s",
+            "device.host_interface_Bps": "host_if_Bps",
+            "device.latency_s": "service_s",
+            "device.iops_limit": "bucket_iops",
+            "device.read_iops_limit": "read_bucket_iops",
+            "device.write_iops_limit": "write_bucket_iops",
+        }.get(name)
+        if attr is not None:
+            setattr(self, attr, float(value))
+        if name in ("device.die_service_s", "device.die_read_s"):
+            self.service_s = float(value)
+        if name in ("device.die_service_s", "device.die_write_s"):
+            self.write_service_s = float(value)
+
+
+_MAX_N = 4096
+
+
+def _solve_group(
+    flat: _Flat,
+    n_max: int,
+    block_bytes: float,
+    read_fraction: float,
+    numjobs: int,
+    iodepth: int,
+    think_s: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Throughput and host latency for N = 1..n_max outstanding I/Os (exact MVA, see module
+    docstring). Returns (X[N], R[N]) arrays indexed by N (index 0 unused)."""
+    if n_max > _MAX_N:
+        raise SpecError(
+            f"fit: {n_max} outstanding I/Os is more than the analytic model handles ({_MAX_N})"
+        )
+    # below the host: device units, link delay, link transfer caps
+    limit = min(flat.queue_depth * flat.paths, flat.nr_requests)
+    q_int = int(min(n_max, math.ceil(limit)))
+    service = flat.service_s
+    if flat.write_service_s is not None:
+        service = read_fraction * service + (1.0 - read_fraction) * flat.write_service_s
+    if math.isfinite(flat.media_rate_Bps):
+        service += block_bytes / flat.media_rate_Bps
+    service = max(service, 1e-15)
+    if flat.random_routing:
+        inner = random_routing_log_factors(service, max(flat.units, 1.0), q_int)
+    else:
+        inner = _log_f_servers(service, max(flat.units, 1e-9), q_int)
+    delay = 2.0 * flat.latency_s + flat.controller_s
+    if delay > 0:
+        inner = _conv(inner, _log_f_servers(delay, math.inf, q_int))
+    for frac, token_s in flat.buckets(block_bytes, read_fraction):  # a bucket: a server of
+        inner = _conv(inner, _log_f_servers(frac * token_s, 1.0, q_int))  # its token time
+    if math.isfinite(flat.host_if_Bps):
+        for frac in (f for f in (read_fraction, 1.0 - read_fraction) if f > 0):
+            inner = _conv(inner, _log_f_servers(frac * block_bytes / flat.host_if_Bps, 1.0,
+                                                q_int))
+    if math.isfinite(flat.bandwidth_Bps):
+        per_dir = []
+        if read_fraction > 0:
+            per_dir.append(read_fraction)
+        if read_fraction < 1:
+            per_dir.append(1.0 - read_fraction)
+        for frac in per_dir:
+            demand = frac * block_bytes / flat.bandwidth_Bps / flat.paths
+            for _ in range(flat.paths):
+                inner = _conv(inner, _log_f_servers(demand, 1.0, q_int))
+    # throughput of the network below the host with n = 1..q_int requests in it
+    log_x_in = inner[:-1] - inner[1:]  # log X_in(n), n = 1..q_int
+    if q_int < n_max:
+        # flow-equivalent server: the rate stops growing at the (possibly fractional) limit
+        frac = limit - math.floor(limit)
+        lo = int(math.floor(limit))
+        if frac > 0 and lo >= 1 and lo < q_int:
+            top = (1 - frac) * log_x_in[lo - 1] + frac * log_x_in[lo]
+        else:
+            top = log_x_in[q_int - 1]
+        log_rates = np.concatenate([log_x_in[: q_int - 1], np.full(n_max - q_int + 1, top)])
+    else:
+        log_rates = log_x_in[:n_max]
+    fes = _log_f_rates(log_rates)
+    # the host: one CPU per job when a job keeps several I/Os in flight, else a pure delay
+    outer_parts = []
+    if flat.overhead_s > 0:
+        servers = float(numjobs) if iodepth > 1 else math.inf
+        outer_parts.append(_log_f_servers(flat.overhead_s, servers, n_max))
+    if think_s > 0:
+        outer_parts.append(_log_f_servers(think_s, math.inf, n_max))
+    if outer_parts:
+        host = outer_parts[0]
+        for extra in outer_parts[1:]:
+            host = _conv(host, extra)
+        g = _conv(fes, host)
+        j = np.arange(n_max + 1, dtype=float)
+        with np.errstate(divide="ignore"):
+            log_j = np.log(j)
+        qg = _conv(fes + log_j, host)  # sum_j j f_fes(j) f_host(N - j)
+        x = np.exp(g[:-1] - g[1:])
+        q_fes = np.exp(qg[1:] - g[1:])
+    else:
+        x = np.exp(log_rates)
+        q_fes = np.arange(1, n_max + 1, dtype=float)
+    xx = np.concatenate([[np.nan], x])
+    rr = np.concatenate([[np.nan], q_fes / x])
+    return xx, rr
+
+
+def surrogate(stack: Stack, workloads: Iterable[Workload]) -> list[dict[str, float]]:
+    """Analytic (MVA) IOPS and mean host latency of ``stack`` under closed-loop workloads.
+
+    Exact for exponential service, delays and caps without an HBA/queue limit (see the module
+    docstring); the quick estimate the optimiser of :func:`fit` uses. Returns one dict
+    ``{"iops", "lat_mean_s"}`` per workload.
+    """
+    flat = _Flat.of(stack)
+    wls = list(workloads)
+    return _predict_flat(flat, wls)
+
+
+def _open_queue_s(rate: float, service: float) -> float:
+    """Mean residence of an M/M/1 station (inf when it cannot keep up)."""
+    rho = rate * service
+    return service / (1.0 - rho) if rho < 1.0 else math.inf
+
+
+def _open_pool_s(rate: float, service: float, units: float) -> float:
+    """Mean residence in a pool of ``units`` servers (real-valued: the rate grows by one unit
+    per request up to ``units``) fed by Poisson arrivals: the open product-form marginal
+    P(n) ~ (rate S)^n / prod min(i, units), summed until its terms are negligible."""
+    a = rate * service
+    if a >= units:
+        return math.inf
+    if units > 64 and a < 0.2 * units:  # hardly anyone queues: a delay
+        return service
+    tail = math.ceil(60.0 / max(-math.log(a / units), 1e-3))
+    n = np.arange(1, int(math.ceil(units)) + min(tail, 200_000) + 1, dtype=float)
+    logt = np.concatenate([[0.0], np.cumsum(math.log(a) - np.log(np.minimum(n, units)))])
+    w = np.exp(logt - logt.max())
+    return float((np.arange(len(w)) * w).sum() / w.sum()) / rate
+
+
+def _open_latency(flat: _Flat, wl: Workload) -> float:
+    """Mean latency of an open loop (Poisson arrivals at ``wl.rate_iops``) through the
+    network below the host: in an open product-form network the stations are independent,
+    so the latency is the sum of each station's own (the host overhead is not on the path:
+    arrivals do not wait for completions)."""
+    lam, bs, rf = float(wl.rate_iops), wl.mean_block_bytes, wl.read_fraction
+    service = flat.service_s
+    if flat.write_service_s is not None:
+        service = rf * service + (1.0 - rf) * flat.write_service_s
+    if math.isfinite(flat.media_rate_Bps):
+        service += bs / flat.media_rate_Bps
+    k = max(flat.units, 1.0)
+    if flat.random_routing:
+        r = _open_queue_s(lam / k, service)
+    else:
+        r = _open_pool_s(lam, service, k)
+    r += 2.0 * flat.latency_s + flat.controller_s
+    for frac in (f for f in (rf, 1.0 - rf) if f > 0):
+        if math.isfinite(flat.bandwidth_Bps):
+            r += frac * _open_queue_s(lam * frac / flat.paths,
+                                      bs / flat.bandwidth_Bps)
+        if math.isfinite(flat.host_if_Bps):
+            r += frac * _open_queue_s(lam * frac, bs / flat.host_if_Bps)
+    for frac, token_s in flat.buckets(bs, rf):
+        r += frac * _open_queue_s(lam * frac, token_s)
+    return r
+
+
+def _predict_flat(flat: _Flat, wls: list[Workload]) -> list[dict[str, float]]:
+    groups: dict[tuple, list[int]] = {}
+    out: list[dict[str, float]] = [{} for _ in wls]
+    for i, wl in enumerate(wls):
+        if wl.open_loop:
+            r = _open_latency(flat, wl)
+            out[i] = {"iops": float(wl.rate_iops) if math.isfinite(r) else math.nan,
+                      "lat_mean_s": r}
+            continue
+        key = (
+            wl.mean_block_bytes,
+            wl.read_fraction,
+            wl.numjobs if wl.iodepth > 1 else 0,
+            wl.iodepth > 1,
+            wl.thinktime_s,
+        )
+        groups.setdefault(key, []).append(i)
+    for (bs, rf, nj, deep, think), idx in groups.items():
+        n_max = max(wls[i].outstanding for i in idx)
+        x, r = _solve_group(flat, n_max, bs, rf, max(nj, 1), 2 if deep else 1, think)
+        for i in idx:
+            n = wls[i].outstanding
+            out[i] = {"iops": float(x[n]), "lat_mean_s": float(r[n])}
+    return out
+
+
+def _flat_with(flat0: _Flat, values: Mapping[str, float]) -> _Flat:
+    flat = _Flat(**flat0.__dict__)
+    for k, v in values.items():
+        flat.set(k, v)
+    return flat

@@ -1,0 +1,217 @@
+"""The family-physics fits (ssd: dies with random routing), --model auto and the diagnostics."""
+
+import math
+
+import numpy as np
+import pytest
+
+from iosim import Curve, Results, Stack, Workload, simulate, theory
+from iosim.fit import MODELS, _build_stack, checks, fit, select, surrogate
+
+
+def _ssd(dies: int, die_s: float, ctrl_s: float, host_s: float = 0.0) -> Stack:
+    return _build_stack(MODELS["ssd"].stack(), {
+        "device.dies": dies, "device.die_service_s": die_s,
+        "device.controller_overhead_s": ctrl_s, "host.overhead": host_s})
+
+
+def _measure(stack: Stack, depths, ios: int = 6000) -> Curve:
+    """Independent runs (a different seed per point), as real measurements are."""
+    pts = []
+    for i, n in enumerate(depths):
+        wl = Workload(rw="randread", iodepth=n, numjobs=1)
+        r = simulate(stack, wl, ios=ios, seed=301 + i)
+        r.params.update({"iodepth": n, "numjobs": 1, "rw": "randread"})
+        pts.append(r)
+    return Curve(pts, x="iodepth")
+
+
+def test_random_routing_is_the_network_of_k_queues():
+    # the closed form (K queues convolved) against mva() with the K stations spelt out
+    k, s, d, z = 12, 90e-6, 15e-6, 40e-6
+    a = theory.mva_random_routing(80, s, k, d, z)
+    b = theory.mva(80, [theory.Station(f"die{i}", s / k) for i in range(k)]
+                   + [theory.Station("ctrl", d, math.inf)], z)
+    np.testing.assert_allclose(a["throughput"], b["throughput"], rtol=1e-10)
+    np.testing.assert_allclose(a["latency_s"], b["latency_s"], rtol=1e-10)
+    # the rate rises gradually: half of K/S is reached at N = K - 1 requests, not at K / 2
+    mu = theory.random_routing_rates(64, s, k)
+    assert mu[0] == pytest.approx(1 / s)
+    assert mu[k - 2] == pytest.approx(0.5 * k / s)
+
+
+def test_random_routing_surrogate_matches_the_simulated_ssd():
+    # the SSD device model (address-to-die mapping, fast engine) against the product-form
+    # surrogate, within the simulation's own 95 % intervals (plus 2 % for the mapping: a 4 KiB
+    # request lands on a uniformly random die only up to the page striping)
+    stack = _ssd(8, 100e-6, 10e-6)
+    for n in (1, 4, 16, 48):
+        wl = Workload(rw="randread", iodepth=n, numjobs=1)
+        r = simulate(stack, wl, ios=30000, seed=7, replications=4)
+        s = surrogate(stack, [wl])[0]
+        assert abs(r.iops - s["iops"]) <= 2 * r.iops_ci95 + 0.02 * s["iops"], n
+        assert abs(r.lat_mean_s - s["lat_mean_s"]) <= 2 * r.lat_mean_ci95_s + \
+            0.02 * s["lat_mean_s"], n
+
+
+def test_ssd_fit_recovers_dies_and_die_time():
+    truth = {"device.dies": 16, "device.die_service_s": 80e-6,
+             "device.controller_overhead_s": 12e-6}
+    stack = _ssd(16, 80e-6, 12e-6)
+    curve = _measure(stack, [1, 2, 4, 8, 16, 32, 64, 128])
+    res = fit(curve, model="ssd", verify=False,
+              params=["device.dies", "device.die_service_s", "device.controller_overhead_s"])
+    for k, v in truth.items():
+        p = res.params[k]
+        assert p.ci95[0] <= v <= p.ci95[1], (k, p)
+    # the controller is a small part of the latency floor: only its interval is asserted
+    for k in ("device.dies", "device.die_service_s"):
+        assert res.params[k].value == pytest.approx(truth[k], rel=0.2), k
+    # held-out depths are predicted from three spanning ones, verified by simulation
+    res = fit(curve, model="ssd", holdout={"iodepth": [2, 4, 8, 32, 64]}, ios=6000)
+    assert res.mape_by_set["holdout"]["iops"] < 6
+    assert res.mape_by_set["holdout"]["lat_mean_s"] < 6
+
+
+def test_auto_ranks_the_families_by_held_out_error():
+    curve = _measure(_ssd(16, 80e-6, 12e-6), [1, 4, 16, 64, 128])
+    res = fit(curve, model="auto", ios=3000)
+    rows = res.selection
+    assert [r["model"] for r in rows][0] == res.model == "ssd"
+    assert {r["model"] for r in rows} == set(select.CANDIDATES)
+    scores = [r["score"] for r in rows]
+    assert scores == sorted(scores)
+    assert all(r["params"] == len(MODELS[r["model"]].params) for r in rows)
+    assert "ssd wins" in res.notes[0] and "ahead of" in res.notes[0]
+    assert "selection" in res.to_dict()
+    assert "leave-one-depth-out" in res.report()
+
+
+def test_a_missed_training_point_is_reported():
+    curve = _measure(_ssd(16, 80e-6, 12e-6), [1, 2, 4, 8, 16, 32, 64, 128])
+    bad = curve.points[4]
+    bad.iops *= 1.5  # a point no smooth curve goes through
+    bad.lat_mean_s /= 1.5
+    res = fit(curve, model="ssd", ios=3000,
+              params=["device.dies", "device.die_service_s", "device.controller_overhead_s"])
+    hits = [w for w in res.warnings if "beyond the run-to-run spread" in w]
+    assert any("at 16 outstanding" in w for w in hits)
+    assert "assumed" in hits[0] and "8%" in hits[0]
+
+
+def test_spread_comes_from_repeats_when_there_are_some():
+    curve = _measure(_ssd(16, 80e-6, 12e-6), [1, 1, 8, 8])
+    from iosim.fit import _points
+
+    spread, source = checks.spread_of(_points(curve, None))
+    assert "repeated" in source and 0 < spread < 0.08
+
+
+def test_implausible_parameters_are_named_with_their_source():
+    out = checks.implausible("hdd-ncq", {"device.avg_seek_s": 0.027}, lambda v, u: f"{v:g}{u}")
+    assert len(out) == 1 and "15,000 rpm" in out[0] and "HC310" in out[0]
+    assert checks.implausible("hdd-ncq", {"device.avg_seek_s": 0.008}, str) == []
+    pt = type("P", (), {})()
+    pt.measured, pt.n = {"iops": 5000.0}, 1
+    pt.workload = Workload(numjobs=1)
+    msg = checks.host_cap({"host.overhead": 1e-3}, [pt], lambda v, u: f"{v:g}{u}")
+    assert msg and "caps 1 job(s) at 1000 IOPS" in msg[0]
+
+
+def test_the_at_bound_flag_and_the_printed_value_agree():
+    curve = _measure(_ssd(8, 100e-6, 0.0, host_s=0.0), [1, 4, 16, 64])
+    res = fit(curve, model="ssd", verify=False)
+    for name, p in res.params.items():
+        lo, hi = p.bounds
+        near = min(abs(p.value - lo), abs(hi - p.value)) <= 1e-5 * (hi - lo)
+        assert p.at_bound == near, (name, p)
+        for w in res.warnings:
+            if w.startswith(f"{name} = ") and "bound" in w:
+                assert p.at_bound
+
+
+def test_mixed_workloads_are_refused_and_engines_warned():
+    a = Results(iops=1000.0, lat_mean_s=1e-3,
+                params={"iodepth": 1, "numjobs": 1, "rw": "randread", "ioengine": "libaio"})
+    b = Results(iops=900.0, lat_mean_s=1.1e-3,
+                params={"iodepth": 1, "numjobs": 1, "rw": "randwrite", "ioengine": "libaio"})
+    with pytest.raises(Exception, match="mix workloads"):
+        fit([a, b], verify=False)
+    c = Results(iops=3000.0, lat_mean_s=1.3e-3,
+                params={"iodepth": 4, "numjobs": 1, "rw": "randread", "ioengine": "psync"})
+    res = fit([a, c], verify=False, params=["device.service"])
+    assert any("mix I/O engines (libaio, psync)" in w for w in res.warnings)
+
+
+def test_tool_output_without_a_depth_is_refused():
+    r = Results(iops=1000.0, lat_mean_s=1e-3,
+                params={"numjobs": 1, "fio_version": "fio-3.41", "rw": "randread"})
+    with pytest.raises(Exception, match="does not record the I/O depth"):
+        fit([r], verify=False)
+
+
+def test_open_loop_points_are_fitted_as_open_loops():
+    # vdbench iorate= runs: Poisson arrivals at a fixed rate; the open network's stations are
+    # independent, so the surrogate is exact for exponential service: check it against the
+    # simulator, then recover the dies and the die time from latencies at three rates and
+    # predict the fourth (a middle one: near saturation an error in the die time is amplified
+    # by 1 / (1 - utilisation), five times at the top rate here)
+    stack = _ssd(8, 100e-6, 10e-6)
+    pts = []
+    for i, rate in enumerate((10000, 30000, 50000, 65000)):
+        wl = Workload(rw="randread", rate_iops=rate)
+        r = simulate(stack, wl, ios=30000, seed=40 + i)
+        s = surrogate(stack, [wl])[0]
+        assert abs(r.lat_mean_s - s["lat_mean_s"]) <= 2 * r.lat_mean_ci95_s + \
+            0.02 * s["lat_mean_s"], rate
+        r.params = {"iorate": rate, "threads": 64, "rw": "randread"}
+        pts.append(r)
+    res = fit(pts, model="ssd", params=["device.dies", "device.die_service_s"],
+              holdout={"iorate": [30000]}, ios=20000)
+    for k, v in (("device.dies", 8), ("device.die_service_s", 100e-6)):
+        assert res.params[k].ci95[0] <= v <= res.params[k].ci95[1], k
+    assert res.mape_by_set["holdout"]["lat_mean_s"] < 8
+    # a run that could not reach its rate is a closed loop of its threads, and says so
+    slow = Results(iops=200.0, lat_mean_s=10e-3,
+                   params={"iorate": 500, "threads": 2, "rw": "randread"})
+    res = fit([slow, *pts[:2]], model="ssd", params=["device.die_service_s"], verify=False)
+    assert any("could not keep up" in w and "2 threads" in w for w in res.warnings)
+
+
+def test_reads_and_writes_get_their_own_die_time():
+    stack = _build_stack(MODELS["ssd"].stack(), {
+        "device.dies": 16, "device.die_read_s": 80e-6, "device.die_write_s": 30e-6,
+        "device.controller_overhead_s": 10e-6})
+    pts = []
+    for rw in ("randread", "randwrite"):
+        for i, n in enumerate((1, 4, 16, 64)):
+            r = simulate(stack, Workload(rw=rw, iodepth=n), ios=6000, seed=500 + i)
+            r.params = {"iodepth": n, "numjobs": 1, "rw": rw}
+            pts.append(r)
+    res = fit(pts, model="ssd", ios=4000)
+    assert "device.die_read_s" in res.params and "device.die_write_s" in res.params
+    for k, v in (("device.die_read_s", 80e-6), ("device.die_write_s", 30e-6)):
+        assert res.params[k].ci95[0] <= v <= res.params[k].ci95[1], (k, res.params[k])
+    assert res.mape["iops"] < 8 and res.mape["lat_mean_s"] < 8
+    # another model has one service time: the mix is refused
+    with pytest.raises(Exception, match="mix workloads"):
+        fit(pts, model="generic", verify=False)
+
+
+@pytest.mark.parametrize("cap_model", ["separate", "shared"])
+def test_cloud_budgets_separate_or_shared_are_chosen_by_the_data(cap_model):
+    stack = MODELS["cloud"].stack().with_(**{
+        "device.cap_model": cap_model, "device.iops_limit": math.inf,
+        "device.read_iops_limit": 20000.0, "device.write_iops_limit": 8000.0,
+        "device.latency": "lognormal:400us,scv=0.25"})
+    pts = []
+    for rw, mix in (("randread", {}), ("randwrite", {}), ("randrw", {"rwmixread": 50})):
+        for i, n in enumerate((1, 4, 16, 64)):
+            r = simulate(stack, Workload(rw=rw, iodepth=n, **mix), ios=5000, seed=700 + i)
+            r.params = {"iodepth": n, "numjobs": 1, "rw": rw, **mix}
+            pts.append(r)
+    res = fit(pts, model="cloud", ios=3000)
+    assert f"choose {cap_model} read/write budgets" in res.notes[0]
+    for k, v in (("device.read_iops_limit", 20000), ("device.write_iops_limit", 8000),
+                 ("device.latency_s", 400e-6)):
+        assert res.params[k].ci95[0] <= v <= res.params[k].ci95[1], (k, res.params[k])

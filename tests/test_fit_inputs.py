@@ -1,0 +1,106 @@
+"""What becomes a fitted point (iosim.fit.inputs), without the shared corpus."""
+
+import pandas as pd
+import pytest
+
+from iosim.fit import fit, load_curve
+from iosim.fit.inputs import iostat_points
+from iosim.spec import SpecError
+from iosim.traces import read_sysbench
+
+SYSBENCH_P99 = """sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)
+
+Running the test with following options:
+Number of threads: 4
+
+Extra file open flags: directio
+128 files, 800MiB each
+100GiB total file size
+Block size 16KiB
+Using synchronous I/O mode
+Doing random read test
+Threads started!
+
+File operations:
+    reads/s:                      26248.44
+    writes/s:                     0.00
+    fsyncs/s:                     0.00
+
+Throughput:
+    read, MiB/s:                  410.13
+    written, MiB/s:               0.00
+
+General statistics:
+    total time:                          60.0002s
+    total number of events:              1574920
+
+Latency (ms):
+         min:                                    0.06
+         avg:                                    0.15
+         max:                                    8.73
+         99th percentile:                        0.26
+         sum:                               239234.51
+
+Threads fairness:
+    events (avg/stddev):           393730.0000/1234.00
+    execution time (avg/stddev):   59.8086/0.00
+"""
+
+
+def test_sysbench_keeps_the_percentile_it_printed(tmp_path):
+    f = tmp_path / "sb.txt"
+    f.write_text(SYSBENCH_P99)
+    r = read_sysbench(f).points[0]
+    assert r.lat_p99_s == pytest.approx(0.26e-3)
+    assert r.lat_p95_s is None  # not printed: not invented
+    assert r.extra["percentiles_s"] == {"99": pytest.approx(0.26e-3)}
+
+
+def _iostat(rows):
+    cols = ["sample", "device", "block_iops", "r_iops", "await_s", "aqu_sz", "avgrq_bytes"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_iostat_intervals_become_latency_points_at_their_queue(tmp_path):
+    df = _iostat([
+        (0, "sda", 50.0, 50.0, 1e-3, 0.05, 4096.0),      # since boot: left out
+        (1, "sda", 900.0, 900.0, 2e-3, 1.8, 4096.0),
+        (2, "sda", 1500.0, 1500.0, 3e-3, 4.5, 8192.0),
+        (2, "sdb", 10.0, 0.0, 1e-3, 0.01, 4096.0),       # the quieter device: not this fit
+        (3, "sda", 0.0, 0.0, 0.0, 0.0, 0.0),             # idle: left out
+    ])
+    pts = iostat_points(df, tmp_path / "io.txt")
+    assert [p.params["iodepth"] for p in pts] == [2, 5]
+    assert all(p.params["device"] == "sda" and p.iops is None for p in pts)
+    assert [p.lat_mean_s for p in pts] == [2e-3, 3e-3]
+    # one workload for the whole capture: the request-weighted size, reads only
+    assert {p.params["block_size_bytes"] for p in pts} == {(900 * 4096 + 1500 * 8192) / 2400}
+    assert {p.params["rw"] for p in pts} == {"randread"}
+    res = fit(pts, model="generic", verify=False, params=["device.service"])
+    assert res.params["device.service"].value > 0
+
+
+def test_iostat_without_queue_columns_is_refused(tmp_path):
+    df = pd.DataFrame({"sample": [0, 1], "device": ["sda", "sda"], "block_iops": [1.0, 2.0]})
+    with pytest.raises(SpecError, match="without -x"):
+        iostat_points(df, tmp_path / "io.txt")
+
+
+def test_a_job_file_is_refused(tmp_path):
+    f = tmp_path / "job.fio"
+    f.write_text("[global]\nioengine=libaio\n[j]\nrw=randread\nbs=4k\niodepth=8\n")
+    with pytest.raises(SpecError, match="describes workloads, not results"):
+        load_curve([f])
+
+
+def test_fit_format_option(tmp_path, capsys):
+    from iosim.cli import main
+
+    f = tmp_path / "points.txt"  # a table without the .csv extension
+    f.write_text("qd,iops,lat_mean_ms\n1,1000,1.0\n4,3000,1.33\n16,4000,4.0\n")
+    assert main(["fit", str(f), "--model", "generic", "--format", "csv", "--ios", "500",
+                 "--params", "device.service,device.units"]) == 0
+    assert "model generic" in capsys.readouterr().out
+    assert main(["fit", str(f), "--model", "generic", "--format", "fio-json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err
