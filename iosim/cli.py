@@ -726,6 +726,18 @@ def cmd_plan(args) -> int:
     from .plan import FAILURES, plan
 
     stack, wl = _model(args)
+    if args.trace:
+        try:
+            latency, pct = parse_time(args.latency, "--latency"), float(args.percentile)
+        except UnitError as exc:
+            raise SpecError(str(exc)) from None
+        except ValueError:
+            raise SpecError(
+                f"--percentile must be a number such as 99 (got {args.percentile!r})"
+            ) from None
+        return _plan_trace(args, stack, latency, pct)
+    if args.iops is None:
+        raise SpecError("plan needs --iops (the target), or --trace FILE (the trace is the load)")
     try:
         target = parse_count(args.iops, "--iops")
         latency = parse_time(args.latency, "--latency")
@@ -1018,6 +1030,45 @@ def _replay_windows_text(r) -> str:
                      for row in rows)
 
 
+def _print_max_speed(name: str, trace, stack: Stack, found, pct: float, slo: float,
+                     as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"trace": name, **found.to_dict()}))
+        return
+    print(f"{name}: {len(trace):,} requests on {stack.name or 'stack'}, open loop")
+    tried = max(s for s, _ in found.points)
+    if found.speed > 0 and found.speed >= tried:  # the top of the search range still meets it
+        print(f"  p{pct:g} <= {_ms(slo)} at every speed tried, up to {tried:,.0f}x "
+              f"(p{pct:g} {_ms(found.latency_s)}): the trace is far below this stack's limits")
+    elif found.speed > 0:
+        print(f"  largest speed-up with p{pct:g} <= {_ms(slo)}:  {found.speed:.3g}x  "
+              f"(p{pct:g} {_ms(found.latency_s)})")
+    else:
+        print(f"  no speed tried meets p{pct:g} <= {_ms(slo)}, down to "
+              f"{min(s for s, _ in found.points):.3g}x: bursts in the trace queue at any rate")
+    for s, v in sorted(found.points):
+        verdict = "meets" if v is not None and v <= slo else "misses"
+        print(f"    speed {s:>8.4g}x  p{pct:g} {_ms(v):>12}  {verdict}")
+
+
+def _plan_trace(args, stack: Stack, latency: float, pct: float) -> int:
+    """``plan --trace FILE``: the trace is the load; how far can it speed up on this stack
+    before the latency percentile misses the target?"""
+    from .replay import max_speed
+    from .traces import read_block_trace
+
+    for flag, value in (("--iops", args.iops), ("--fail", None if args.fail == "none" else 1),
+                        ("--search", args.search or None)):
+        if value is not None:
+            raise SpecError(f"plan --trace takes its load from the trace; drop {flag}")
+    trace = read_block_trace(args.trace, args.format, time_unit=args.time_unit,
+                             size_unit=args.size_unit)
+    found = max_speed(trace, stack, slo_s=latency, slo_percentile=pct, engine=args.engine,
+                      seed=_int_arg(args.seed, "--seed", 0))
+    _print_max_speed(args.trace, trace, stack, found, pct, latency, args.json)
+    return 0
+
+
 def cmd_replay(args) -> int:
     from .replay import max_speed, replay
     from .traces import read_block_trace
@@ -1034,19 +1085,7 @@ def cmd_replay(args) -> int:
         pct, slo = _replay_slo(args.slo)
         found = max_speed(trace, stack, slo_s=slo, slo_percentile=pct, engine=args.engine,
                           seed=seed)
-        if args.json:
-            print(json.dumps({"trace": args.trace, **found.to_dict()}))
-            return 0
-        print(f"{args.trace}: {len(trace):,} requests on {stack.name or 'stack'}, open loop")
-        if found.speed > 0:
-            print(f"  largest speed-up with p{pct:g} <= {_ms(slo)}:  {found.speed:.3g}x  "
-                  f"(p{pct:g} {_ms(found.latency_s)})")
-        else:
-            print(f"  no speed tried meets p{pct:g} <= {_ms(slo)}, down to "
-                  f"{min(s for s, _ in found.points):.3g}x: bursts in the trace queue at any rate")
-        for s, v in sorted(found.points):
-            verdict = "meets" if v is not None and v <= slo else "misses"
-            print(f"    speed {s:>8.4g}x  p{pct:g} {_ms(v):>12}  {verdict}")
+        _print_max_speed(args.trace, trace, stack, found, pct, slo, args.json)
         return 0
     speed = _replay_float(args.speed, "--speed")
     res = replay(trace, stack, speed=1.0 if speed is None else speed, mode=mode,
@@ -1184,7 +1223,15 @@ def build_parser() -> argparse.ArgumentParser:
         "plan",
         help="smallest configuration meeting an IOPS and a latency target (optionally degraded)",
     )
-    sp.add_argument("--iops", required=True, help="target IOPS, e.g. 100k")
+    sp.add_argument("--iops", help="target IOPS, e.g. 100k (required without --trace)")
+    sp.add_argument(
+        "--trace", metavar="FILE",
+        help="a block trace as the load: the largest speed-up that keeps the latency target "
+        "(as iosim replay --max-speed)",
+    )
+    sp.add_argument("--format", help="--trace's format (default: detected)")
+    sp.add_argument("--time-unit", help="--trace's time unit where its format leaves it open")
+    sp.add_argument("--size-unit", help="--trace's size unit where its format leaves it open")
     sp.add_argument("--latency", required=True, help="latency target, e.g. 2ms")
     sp.add_argument(
         "--percentile", default="99", metavar="P", help="latency percentile (default 99)"

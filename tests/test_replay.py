@@ -366,6 +366,27 @@ def test_cli_replay_max_speed(tmp_path, capsys):
     assert 4 / 1.03 <= found["max_speed"] <= 4.0
 
 
+def test_cli_plan_trace_is_the_max_speed_search(tmp_path, capsys):
+    """``iosim plan --trace`` asks the what-if of a trace: the same search and answer as
+    ``iosim replay --max-speed``; it takes its load from the trace, so --iops is refused."""
+    import json
+
+    from iosim.cli import main
+
+    path = tmp_path / "paced.trace"
+    path.write_text("".join(f"{4 * i}.000 0 {8 * i} 8 1\n" for i in range(300)))
+    common = ["--format", "disksim-ascii", "--time-unit", "ms", "--size-unit", "sectors",
+              "--stack", str(_fixed_stack_file(tmp_path)), "--json"]
+    assert main(["replay", str(path), *common, "--max-speed", "--slo", "p99=1.5ms"]) == 0
+    via_replay = json.loads(capsys.readouterr().out)
+    assert main(["plan", "--trace", str(path), *common, "--latency", "1.5ms"]) == 0
+    via_plan = json.loads(capsys.readouterr().out)
+    assert via_plan == via_replay
+    assert main(["plan", "--trace", str(path), *common, "--latency", "1.5ms",
+                 "--iops", "1k"]) == 2
+    assert "drop --iops" in capsys.readouterr().err
+
+
 def _fixed_stack_file(tmp_path):
     from iosim import dump_toml
 
