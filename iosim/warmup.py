@@ -15,7 +15,6 @@ def warm() -> float:
     """Run one tiny simulation per device family the fast engine runs; return the seconds spent."""
     from . import presets
     from .simulate import simulate
-
     t0 = time.perf_counter()
     for name in ("allflash-lun", "nvme-intel-750", "cloud-uos-1tb"):
         stack, workload = presets.load(name)
@@ -24,6 +23,9 @@ def warm() -> float:
 
 
 def main() -> int:
+    from .engine import jit
+
+    jit.ANNOUNCE = False  # the line below says what is happening
     print(
         "iosim: preparing the fast engine (numba compiles it once per checkout, a minute or two)",
         flush=True,

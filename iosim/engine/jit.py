@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["announce_compile", "compile_pending"]
+__all__ = ["announce_compile", "compile_pending", "ANNOUNCE"]
+
+#: set to False by a caller that has already told the user (``iosim.warmup`` at set-up)
+ANNOUNCE = True
 
 
 def compile_pending(dispatcher) -> bool:
@@ -19,7 +22,7 @@ def compile_pending(dispatcher) -> bool:
 
 def announce_compile(dispatcher) -> None:
     """Say so on stderr before a compile of a minute or two, instead of a silent wait."""
-    if compile_pending(dispatcher):
+    if ANNOUNCE and compile_pending(dispatcher):
         print(
             "iosim: compiling the fast engine (once per checkout, a minute or two; "
             "'make lab' and 'make test' do it at set-up)...",
