@@ -935,6 +935,156 @@ def _lsq(fun, x0, lo, hi):
     )
 
 
+def _parameter_names(mdl: Model, params: Sequence[str] | None, curve) -> list[str]:
+    """The dotted keys to fit: ``params`` or the model's, checked; an SSD's die time split by
+    direction when the data mix reads and writes."""
+    names = list(params) if params is not None else list(mdl.params)
+    if params is None and "device.die_service_s" in names and _has_reads_and_writes(curve):
+        # the data mix reads and writes: each direction holds its die for its own time
+        i = names.index("device.die_service_s")
+        names[i:i + 1] = ["device.die_read_s", "device.die_write_s"]
+    if not names:
+        raise SpecError("fit: no parameters to fit (params is empty)")
+    for n in names:
+        if n not in PARAMETERS:
+            raise SpecError(
+                f"fit: unknown parameter {n!r}; fittable parameters: {', '.join(PARAMETERS)}"
+            )
+    if len(set(names)) != len(names):
+        raise SpecError(f"fit: parameters listed twice: {names}")
+    return names
+
+
+def _base_stack(mdl: Model, base_stack: Stack | None) -> Stack:
+    """The stack the parameters are set on: the model's, or the caller's of the same family."""
+    base = base_stack if base_stack is not None else mdl.stack()
+    if not isinstance(base, Stack):
+        raise SpecError(f"fit: base_stack must be an iosim.Stack (got {type(base).__name__})")
+    family = type(mdl.stack().device)
+    if type(base.device) is not family:
+        raise SpecError(
+            f"fit: the {mdl.name} model needs a base stack with device.kind "
+            f"{family.kind!r} (got {base.device.kind!r})"
+        )
+    return base
+
+
+def _bounds(mdl: Model, names: Sequence[str], bounds) -> dict[str, tuple[float, float]]:
+    """Each fitted parameter's range: the catalogue's, the model's, then the caller's."""
+    bnds = {n: (PARAMETERS[n].lo, PARAMETERS[n].hi) for n in names}
+    bnds.update({k: v for k, v in mdl.bounds.items() if k in bnds})
+    for k, v in (bounds or {}).items():
+        if k not in bnds:
+            raise SpecError(f"fit: bounds given for {k!r}, which is not fitted")
+        try:
+            lo, hi = float(v[0]), float(v[1])
+        except (TypeError, ValueError, IndexError):
+            raise SpecError(f"fit: bounds for {k} must be a pair (lo, hi) (got {v!r})") from None
+        if not 0 <= lo < hi or (PARAMETERS[k].log and lo <= 0):
+            raise SpecError(
+                f"fit: bounds for {k} must satisfy 0 <= lo < hi, lo > 0 on a log scale (got {v!r})"
+            )
+        bnds[k] = (lo, hi)
+    return bnds
+
+
+def _fit_means(flat0, mean_names, bnds, train, metrics, dof, rel_noise, warnings):
+    """Least squares of the analytic surrogate on the measured means, from the three best of
+    several starts; integers rounded with the rest re-fitted. (values, intervals, rms)."""
+    prob = _Problem(mean_names, bnds)
+
+    def fun(x):
+        return _residuals(flat0, mean_names, prob, x, train, metrics)
+
+    best = None
+    starts = _initial(mean_names, train, flat0, bnds)
+    # screen the starts with one evaluation each; optimise from the three best
+    costs = [float(np.sum(fun(prob.to_x(s)) ** 2)) for s in starts]
+    order = np.argsort(costs, kind="stable")[:3]
+    for start in (starts[i] for i in order):
+        try:
+            res = _lsq(fun, prob.to_x(start), prob.lo, prob.hi)
+        except ValueError:
+            continue
+        if best is None or res.cost < best.cost - 1e-15:
+            best = res
+    if best is None:  # pragma: no cover - least_squares raised for every start
+        raise SpecError("fit: the optimiser failed from every starting point")
+    x_best = best.x
+    # integers: try the neighbours, re-fitting the continuous rest
+    ints = [i for i, n in enumerate(mean_names) if PARAMETERS[n].integer]
+    if ints:
+        x_best, best = _round_integers(fun, prob, best, ints)
+    values = dict(prob.values(x_best))
+    for i in ints:
+        values[mean_names[i]] = float(round(values[mean_names[i]]))
+    res_vec = fun(x_best)
+    rms = float(np.sqrt(np.mean(res_vec**2))) if len(res_vec) else 0.0
+    # the at-bound flags and intervals are centred on the reported solution (the integers
+    # as rounded, the rest re-fitted), so that a printed value and its flag agree; the
+    # sensitivities come from the continuous optimum (integers relaxed)
+    jac = _jacobian(fun, best.x, prob)
+    cov_params = _intervals(
+        prob, mean_names, x_best, values, jac, res_vec, dof, rel_noise, bnds, warnings,
+        np.zeros(len(x_best)),
+    )
+    return values, cov_params, rms
+
+
+def _shaped(stack: Stack, measured_shape) -> Stack:
+    """The stack with the generic device's service shaped like the measured percentiles
+    (``shape="measured"``), scaled to its fitted mean; unchanged without a shape."""
+    if measured_shape is None:
+        return stack
+    k = stack.device.service.mean_s / measured_shape.mean_s
+    # four figures: the percentiles are rounded already
+    service = Quantiles.of((p, float(f"{t * k:.4g}")) for p, t in measured_shape.points)
+    return stack.with_(**{"device.service": service})
+
+
+def _verify_points(stack, pts, surro, train, held, fitted_range, verify, ios, seed, engine,
+                   warnings) -> tuple[list[dict], str]:
+    """Every point simulated on the fitted stack (or the surrogate's prediction without
+    ``verify``), with its errors against the measurement: the rows of ``FitResult.points``."""
+    rows = []
+    used_engine = engine
+    for p, s in zip(pts, surro, strict=True):
+        pred: dict[str, float] = {}
+        half: dict[str, float] = {}
+        if verify:
+            r = simulate(stack, p.workload, ios=ios, seed=seed, engine=engine)
+            for m in METRICS:
+                v = _f(getattr(r, m))
+                if v is not None:
+                    pred[m] = v
+            for m, h in (("iops", r.iops_ci95), ("lat_mean_s", r.lat_mean_ci95_s)):
+                if _f(h) is not None:
+                    half[m] = float(h)
+            used_engine = r.engine or engine
+        else:
+            pred = dict(s)
+            used_engine = "theory"
+        err = {m: 100.0 * (pred[m] - meas) / meas for m, meas in p.measured.items() if m in pred}
+        why = _extrapolation(p.workload, fitted_range, train[0].workload)
+        extrap = p.index in held and why is not None
+        if extrap:
+            warnings.append(f"held-out {why}")
+        rows.append(
+            {
+                "set": "holdout" if p.index in held else "fit",
+                "index": p.index,
+                **_jsonable(p.label),
+                "measured": dict(p.measured),
+                "predicted": pred,
+                "error": err,
+                "predicted_ci95": half,
+                "surrogate": s,
+                "extrapolated": extrap,
+            }
+        )
+    return rows, used_engine
+
+
 def fit(
     curve: Curve | Sequence[Results],
     model: str = "generic",
@@ -985,40 +1135,15 @@ def fit(
     mdl = MODELS[model]
     if isinstance(params, str):
         params = [params]
-    names = list(params) if params is not None else list(mdl.params)
     if model == "cloud" and params is None and base_stack is None and \
             _has_reads_and_writes(curve):
         return _fit_cloud_budgets(curve, holdout, dict(
             bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed, engine=engine,
             rel_noise=rel_noise, verify=verify, shape=shape, percentiles=percentiles))
-    if params is None and "device.die_service_s" in names and _has_reads_and_writes(curve):
-        # the data mix reads and writes: each direction holds its die for its own time
-        i = names.index("device.die_service_s")
-        names[i:i + 1] = ["device.die_read_s", "device.die_write_s"]
-    if not names:
-        raise SpecError("fit: no parameters to fit (params is empty)")
-    for n in names:
-        if n not in PARAMETERS:
-            raise SpecError(
-                f"fit: unknown parameter {n!r}; fittable parameters: {', '.join(PARAMETERS)}"
-            )
-    if len(set(names)) != len(names):
-        raise SpecError(f"fit: parameters listed twice: {names}")
+    names = _parameter_names(mdl, params, curve)
     if not (isinstance(rel_noise, (int, float)) and rel_noise >= 0):
         raise SpecError(f"fit: rel_noise must be a number >= 0 (got {rel_noise!r})")
-    base = base_stack if base_stack is not None else mdl.stack()
-    if not isinstance(base, Stack):
-        raise SpecError(f"fit: base_stack must be an iosim.Stack (got {type(base).__name__})")
-    if mdl.simulated and base.device.kind != mdl.stack().device.kind:
-        raise SpecError(
-            f"fit: the {model} model needs a base stack with device.kind "
-            f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
-        )
-    if base.device.kind != mdl.stack().device.kind and not mdl.simulated:
-        raise SpecError(
-            f"fit: the {model} model needs a base stack with device.kind "
-            f"{mdl.stack().device.kind!r} (got {base.device.kind!r})"
-        )
+    base = _base_stack(mdl, base_stack)
     point_notes: list[str] = []
     pts = _points(curve, None, point_notes)
     held = _select_held(pts, holdout)
@@ -1043,20 +1168,7 @@ def fit(
     ):
         # measured percentiles: fit the service variability too (by simulation)
         names.append("device.service.scv")
-    bnds = {n: (PARAMETERS[n].lo, PARAMETERS[n].hi) for n in names}
-    bnds.update({k: v for k, v in mdl.bounds.items() if k in bnds})
-    for k, v in (bounds or {}).items():
-        if k not in bnds:
-            raise SpecError(f"fit: bounds given for {k!r}, which is not fitted")
-        try:
-            lo, hi = float(v[0]), float(v[1])
-        except (TypeError, ValueError, IndexError):
-            raise SpecError(f"fit: bounds for {k} must be a pair (lo, hi) (got {v!r})") from None
-        if not 0 <= lo < hi or (PARAMETERS[k].log and lo <= 0):
-            raise SpecError(
-                f"fit: bounds for {k} must satisfy 0 <= lo < hi, lo > 0 on a log scale (got {v!r})"
-            )
-        bnds[k] = (lo, hi)
+    bnds = _bounds(mdl, names, bounds)
     mean_names = [n for n in names if n not in _SIM_ONLY]
     # an open-loop point's IOPS are its arrival rate: only its latency says something
     metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS
@@ -1079,61 +1191,13 @@ def fit(
             base, mean_names, bnds, train, metrics, min(fit_ios, mdl.sim_ios), seed, engine, dof,
             rel_noise, warnings)
     elif mean_names:
-        prob = _Problem(mean_names, bnds)
-
-        def fun(x):
-            return _residuals(flat0, mean_names, prob, x, train, metrics)
-
-        best = None
-        starts = _initial(mean_names, train, flat0, bnds)
-        # screen the starts with one evaluation each; optimise from the three best
-        costs = [float(np.sum(fun(prob.to_x(s)) ** 2)) for s in starts]
-        order = np.argsort(costs, kind="stable")[:3]
-        for start in (starts[i] for i in order):
-            try:
-                res = _lsq(fun, prob.to_x(start), prob.lo, prob.hi)
-            except ValueError:
-                continue
-            if best is None or res.cost < best.cost - 1e-15:
-                best = res
-        if best is None:  # pragma: no cover - least_squares raised for every start
-            raise SpecError("fit: the optimiser failed from every starting point")
-        x_best = best.x
-        # integers: try the neighbours, re-fitting the continuous rest
-        ints = [i for i, n in enumerate(mean_names) if PARAMETERS[n].integer]
-        if ints:
-            x_best, best = _round_integers(fun, prob, best, ints)
-        values.update(prob.values(x_best))
-        for i in ints:
-            values[mean_names[i]] = float(round(values[mean_names[i]]))
-        res_vec = fun(x_best)
-        rms = float(np.sqrt(np.mean(res_vec**2))) if len(res_vec) else 0.0
-        # the at-bound flags and intervals are centred on the reported solution (the integers
-        # as rounded, the rest re-fitted), so that a printed value and its flag agree; the
-        # sensitivities come from the continuous optimum (integers relaxed)
-        jac = _jacobian(fun, best.x, prob)
-        cov_params = _intervals(
-            prob, mean_names, x_best, values, jac, res_vec, dof, rel_noise, bnds, warnings,
-            np.zeros(len(x_best)),
-        )
+        values, cov_params, rms = _fit_means(flat0, mean_names, bnds, train, metrics, dof,
+                                             rel_noise, warnings)
     # -- percentiles by simulation
-    stack = _build_stack(base, values)
-    if measured_shape is not None:  # (four figures: the percentiles are rounded already)
-        k = stack.device.service.mean_s / measured_shape.mean_s
-        service = Quantiles.of((p, float(f"{t * k:.4g}")) for p, t in measured_shape.points)
-        stack = stack.with_(**{"device.service": service})
+    stack = _shaped(_build_stack(base, values), measured_shape)
     if "device.service.scv" in names:
-        v, p = _fit_scv(
-            stack,
-            train,
-            values,
-            bnds["device.service.scv"],
-            fit_ios,
-            seed,
-            engine,
-            rel_noise,
-            warnings,
-        )
+        v, p = _fit_scv(stack, train, values, bnds["device.service.scv"], fit_ios, seed, engine,
+                        rel_noise, warnings)
         values["device.service.scv"] = v
         cov_params["device.service.scv"] = p
         stack = _build_stack(base, values)
@@ -1142,12 +1206,11 @@ def fit(
         # simulated points from its optimum (integers and the scv held), with the
         # simulation's own intervals
         cont = [n for n in mean_names if not PARAMETERS[n].integer]
-        held_values = {n: values[n] for n in values if n not in cont}
         polish_warn: list[str] = []
         v2, cov2, rms = _fit_simulated(
             base, cont, bnds, train, metrics, max(fit_ios, 10000), seed, engine,
             dof, rel_noise, polish_warn, starts=[{n: values[n] for n in cont}],
-            fixed=held_values, max_nfev=25, polish=True)
+            fixed={n: values[n] for n in values if n not in cont}, max_nfev=25, polish=True)
         values.update(v2)
         warnings[:] = [w for w in warnings if not any(w.startswith(n) for n in cont)]
         warnings.extend(polish_warn)
@@ -1161,49 +1224,12 @@ def fit(
         surro = _predict_flat(_flat_with(flat0, values), [p.workload for p in pts])
     else:  # a simulated model has no analytic prediction
         surro = [{} for _ in pts]
-    rows = []
-    for p, s in zip(pts, surro, strict=True):
-        pred: dict[str, float] = {}
-        half: dict[str, float] = {}
-        if verify:
-            r = simulate(stack, p.workload, ios=ios, seed=seed, engine=engine)
-            for m in METRICS:
-                v = _f(getattr(r, m))
-                if v is not None:
-                    pred[m] = v
-            for m, h in (("iops", r.iops_ci95), ("lat_mean_s", r.lat_mean_ci95_s)):
-                if _f(h) is not None:
-                    half[m] = float(h)
-            used_engine = r.engine or engine
-        else:
-            pred = dict(s)
-            used_engine = "theory"
-        err = {m: 100.0 * (pred[m] - meas) / meas for m, meas in p.measured.items() if m in pred}
-        why = _extrapolation(p.workload, (lo_n, hi_n), train[0].workload)
-        extrap = p.index in held and why is not None
-        if extrap:
-            warnings.append(f"held-out {why}")
-        rows.append(
-            {
-                "set": "holdout" if p.index in held else "fit",
-                "index": p.index,
-                **_jsonable(p.label),
-                "measured": dict(p.measured),
-                "predicted": pred,
-                "error": err,
-                "predicted_ci95": half,
-                "surrogate": s,
-                "extrapolated": extrap,
-            }
-        )
-    if hi_n > 1:
+    rows, used_engine = _verify_points(stack, pts, surro, train, held, (lo_n, hi_n), verify,
+                                       ios, seed, engine, warnings)
+    if hi_n > 1 and "device.units" in names:
         # a knee never reached: units / caps are only bounded from below
         top = max(train, key=lambda q: q.n)
-        if (
-            "device.units" in values
-            and values["device.units"] >= top.n
-            and any(n in names for n in ("device.units",))
-        ):
+        if values.get("device.units", 0) >= top.n:
             warnings.append(
                 f"the fitted points never load the device beyond its {values['device.units']:g} "
                 f"units (largest fitted depth {top.n}): the knee is not in the data, so "
@@ -1227,7 +1253,7 @@ def fit(
         mape_by_set=by_set,
         warnings=_dedupe(warnings),
         fitted_range=(lo_n, hi_n),
-        engine=used_engine if rows else engine,
+        engine=used_engine,
         seed=seed,
         ios=ios,
         surrogate_rms=rms,
