@@ -1150,31 +1150,19 @@ def _add_replay_parser(sub) -> None:
     sp.set_defaults(func=cmd_replay)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="iosim",
-        description="Storage I/O as a queueing system: simulate, "
-        "compare with theory and measurements, check claims.",
-        epilog="units: sizes are binary as in fio (4k = 4 KiB = 4096 B; a bare number is\n"
-        "bytes); times need their unit (0.46ms, 460us, 2s); bandwidth prints in MiB/s,\n"
-        "and 4GB/s as input is 4e9 B/s. `iosim COMMAND --help` lists a command's options.\n\n"
-        "examples:\n"
-        "  iosim run --numjobs 8\n"
-        "  iosim run --preset hdd-7200 --iodepth 32 --set device.scheduler=fifo\n"
-        "  iosim sweep --vary workload.numjobs=1..16 -o sweep.csv\n"
-        "  iosim report sweep.csv",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = p.add_subparsers(dest="command", parser_class=_Parser, required=True)
-
+def _add_presets_parser(sub) -> None:
     sp = sub.add_parser("presets", help="list the preset catalogue")
     sp.add_argument("--json", action="store_true", help="print JSON for machines")
     sp.set_defaults(func=cmd_presets)
 
+
+def _add_run_parser(sub) -> None:
     sp = sub.add_parser("run", help="simulate one workload on one stack")
     _add_model_options(sp)
     sp.set_defaults(func=cmd_run)
 
+
+def _add_sweep_parser(sub) -> None:
     sp = sub.add_parser(
         "sweep",
         help="simulate a grid of dotted-key values, serially, on local cores or on dask",
@@ -1219,6 +1207,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_options(sp)
     sp.set_defaults(func=cmd_sweep)
 
+
+def _add_plan_parser(sub) -> None:
     sp = sub.add_parser(
         "plan",
         help="smallest configuration meeting an IOPS and a latency target (optionally degraded)",
@@ -1277,6 +1267,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_options(sp, ios_default="10000")
     sp.set_defaults(func=cmd_plan)
 
+
+def _add_report_parser(sub) -> None:
     sp = sub.add_parser("report", help="a self-contained HTML report (plotly) of a sweep or a fit")
     sp.add_argument(
         "file",
@@ -1291,6 +1283,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--x", metavar="KEY", help="the column for the x axis (default: guessed)")
     sp.set_defaults(func=cmd_report)
 
+
+def _add_fit_parser(sub) -> None:
     sp = sub.add_parser(
         "fit",
         help="calibrate a stack model to measured points",
@@ -1341,6 +1335,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--force", action="store_true", help=_FORCE_HELP)
     sp.set_defaults(func=cmd_fit)
 
+
+def _add_validate_parser(sub) -> None:
     sp = sub.add_parser(
         "validate",
         help="the accuracy table: reproductions (calibrated vs predicted points) and fits "
@@ -1355,6 +1351,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default ../shared/corpus beside the source tree)")
     sp.set_defaults(func=cmd_validate)
 
+
+def _add_parse_parser(sub) -> None:
     sp = sub.add_parser("parse", help="read fio/vdbench/sysbench/iostat/IOMeter output")
     sp.add_argument("file", metavar="FILE", help="a tool's output, a fio job or log file")
     sp.add_argument(
@@ -1367,6 +1365,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
     sp.set_defaults(func=cmd_parse)
 
+
+def _add_check_claim_parser(sub) -> None:
     sp = sub.add_parser("check-claim", help="check an IOPS claim against physical limits")
     sp.add_argument("--iops", required=True)
     sp.add_argument("--bs")
@@ -1385,6 +1385,33 @@ def build_parser() -> argparse.ArgumentParser:
     _add_stack_options(g)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_check_claim)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="iosim",
+        description="Storage I/O as a queueing system: simulate, "
+        "compare with theory and measurements, check claims.",
+        epilog="units: sizes are binary as in fio (4k = 4 KiB = 4096 B; a bare number is\n"
+        "bytes); times need their unit (0.46ms, 460us, 2s); bandwidth prints in MiB/s,\n"
+        "and 4GB/s as input is 4e9 B/s. `iosim COMMAND --help` lists a command's options.\n\n"
+        "examples:\n"
+        "  iosim run --numjobs 8\n"
+        "  iosim run --preset hdd-7200 --iodepth 32 --set device.scheduler=fifo\n"
+        "  iosim sweep --vary workload.numjobs=1..16 -o sweep.csv\n"
+        "  iosim report sweep.csv",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, required=True)
+    _add_presets_parser(sub)
+    _add_run_parser(sub)
+    _add_sweep_parser(sub)
+    _add_plan_parser(sub)
+    _add_report_parser(sub)
+    _add_fit_parser(sub)
+    _add_validate_parser(sub)
+    _add_parse_parser(sub)
+    _add_check_claim_parser(sub)
     _add_replay_parser(sub)
     return p
 
