@@ -496,16 +496,24 @@ def _fmt_value(v) -> str:
     return str(v)
 
 
+def _by_unit_suffix(key: str, v: float) -> str | None:
+    """A number shown in the unit its key names (``_bytes``, ``_s``, ``_Bps``), else None."""
+    if key.endswith("_bytes"):
+        return show_size(v)
+    if key.endswith("_s"):
+        return show_time(v)
+    if key.endswith("_Bps"):
+        return show_rate(v)
+    return None
+
+
 def _show_param(key: str, v) -> str:
     if v is None:
         return "-"
     if isinstance(v, (int, float)) and not isinstance(v, bool):
-        if key.endswith("_bytes"):
-            return show_size(v)
-        if key.endswith("_s"):
-            return show_time(v)
-        if key.endswith("_Bps"):
-            return show_rate(v)
+        shown = _by_unit_suffix(key, v)
+        if shown is not None:
+            return shown
     return _fmt_value(v)
 
 
@@ -897,12 +905,9 @@ def _show_cell(key: str, v) -> str:
         return str(int(v)) if float(v).is_integer() else str(v)
     if key.endswith("_per_s"):  # a rate (rrqm_per_s), not a time
         return show_number(v)
-    if key.endswith("_bytes"):
-        return show_size(v)
-    if key.endswith("_s"):
-        return show_time(v)
-    if key.endswith("_Bps"):
-        return show_rate(v)
+    shown = _by_unit_suffix(key, v)
+    if shown is not None:
+        return shown
     if key in ("util", "unit_util") or key.endswith("_pct"):
         return f"{100 * v:.1f} %" if key in ("util", "unit_util") else f"{v:.1f} %"
     if float(v).is_integer():
