@@ -70,12 +70,14 @@ class _Parser(argparse.ArgumentParser):
 # -- shared options ------------------------------------------------------------------------
 
 
-def _add_stack_options(g) -> None:
+def _add_stack_options(g, preset_default: str | None = presets.DEFAULT) -> None:
     src = g.add_mutually_exclusive_group()
+    default = (f"default {preset_default}" if preset_default
+               else "default: none, the claim's own numbers only")
     src.add_argument(
         "--preset",
         metavar="NAME",
-        help=f"a preset name (default {presets.DEFAULT}; list them with `iosim presets`)",
+        help=f"a preset name ({default}; list them with `iosim presets`)",
     )
     src.add_argument("--stack", metavar="FILE.toml", help="a stack file (instead of --preset)")
     g.add_argument(
@@ -614,6 +616,13 @@ def cmd_check_claim(args) -> int:
             raise SpecError(str(exc)) from None
         if not (x > 0 and math.isfinite(x)):
             raise SpecError(f"check-claim: {name} must be > 0 (got {value!r})")
+        # beyond any device: a claim of 10^300 IOPS is a typo, not something to check
+        check = {parse_count: limits.check_count, parse_size: limits.check_size,
+                 parse_time: limits.check_time}.get(parse)
+        if check is not None:
+            check(x, f"check-claim: {name}")
+        elif x > 1e15:  # bytes per second: a thousand times the fastest link there is
+            raise SpecError(f"check-claim: {name} must be at most 1PB/s (got {value!r})")
         return x
 
     kw = dict(
@@ -1387,7 +1396,7 @@ def _add_check_claim_parser(sub) -> None:
     g = sp.add_argument_group(
         "stack (optional): its units, service time, queue depth and links join the limits"
     )
-    _add_stack_options(g)
+    _add_stack_options(g, preset_default=None)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_check_claim)
 

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import labels
+from . import labels, limits
 from .plotstyle import log_axis
 from .results import CONTRACT_KEYS, Curve, Results
 from .spec import SpecError
@@ -789,6 +789,11 @@ def write_report(
         if output is None:
             raise SpecError("write_report: give output= when the source is not a file")
     out = Path(output)
+    if name:  # never write the report over the data it was drawn from
+        try:
+            limits.check_output(out, [name], option="write_report: output")
+        except limits.LimitError as exc:
+            raise SpecError(str(exc)) from None
     if not out.parent.is_dir():
         raise SpecError(f"{out}: directory {str(out.parent)!r} does not exist")
     text = report_html(data, title=title, x=x, source=name, stack=stack)

@@ -534,3 +534,20 @@ def test_fuzz_overrides_in_python(key, value):
         apply_overrides(Stack(), Workload(), {key: value})
     except SpecError as exc:
         assert "\n" not in str(exc) and len(str(exc)) < 1000
+
+
+def test_write_report_in_python_never_overwrites_its_source(tmp_path):
+    from iosim.report import write_report
+
+    src = tmp_path / "sweep.json"
+    src.write_text('[{"numjobs": 1, "iops": 100.0, "lat_mean_s": 0.01}]')
+    before = src.read_bytes()
+    with pytest.raises(SpecError, match="would destroy the input"):
+        write_report(str(src), output=str(src))
+    assert src.read_bytes() == before
+
+
+def test_claims_beyond_any_device_are_refused_in_one_line(capsys):
+    refused(capsys, "check-claim", "--iops", "1e300", "--qd", "1e300", contains="--iops")
+    refused(capsys, "check-claim", "--iops", "1M", "--bandwidth", "1e30B/s",
+            contains="--bandwidth")
