@@ -694,17 +694,10 @@ class _Report:
     disks: list = field(default_factory=list)
 
 
-def read_fio_text(path: str | os.PathLike, merge: str = "job") -> Curve:
-    """fio's normal (human-readable) output, 2.x and 3.x, -> a Curve, one point per job.
-
-    Several reports appended to one file are all read (``params["report"]`` numbers them);
-    units are taken per line (nsec/usec/msec, K/k suffixes); ``IO depths`` becomes
-    ``qd_dist`` and ``Disk stats`` the ``util``/``aqu_sz`` of single-group reports. A file
-    with job headers but no statistics (a run that only printed errors) raises
-    TraceFormatError.
-    """
-    text = read_text(path)
-    lines = split_lines(text)
+def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Report]:
+    """fio's normal output, line by line: the reports (one per fio run appended to the file),
+    each with its job definitions, jobs (per-direction lines, latencies, percentiles, depths)
+    and disk stats."""
     reports: list[_Report] = []
     rep: _Report | None = None
     job: _TextJob | None = None
@@ -810,6 +803,83 @@ def read_fio_text(path: str | os.PathLike, merge: str = "job") -> Curve:
             job.issued = _parse_issued(m.group("rest"))
             continue
 
+    return reports
+
+
+def _text_report_entries(path: str | os.PathLike, r: _Report) -> tuple[list[_Entry], float]:
+    """One report's jobs as entries (per-direction statistics, options from the job
+    definitions, depths, counters), and the longest runtime among them."""
+    entries = []
+    max_rt = 0.0
+    for jb in r.jobs:
+        if not jb.dirs:
+            raise TraceFormatError(
+                path, jb.line, f"job {jb.name!r}: expected read/write lines after its header"
+            )
+        d = r.defs.get(jb.name, {})
+        opts = {
+            "rw": d.get("rw"),
+            "bs": d.get("bs"),
+            "ioengine": d.get("ioengine"),
+            "iodepth": d.get("iodepth"),
+        }
+        dirs = {}
+        for name, s in jb.dirs.items():
+            lat = jb.lat.get((name, "lat"))
+            clat = jb.lat.get((name, "clat"))
+            slat = jb.lat.get((name, "slat"))
+            if clat:
+                s.clat_mean_s = clat[0]
+            if slat:
+                s.slat_mean_s = slat[0]
+            if lat:
+                s.lat_mean_s, s.lat_max_s = lat
+            elif clat:
+                s.lat_mean_s = clat[0] + (slat[0] if slat else 0.0)
+                s.lat_max_s = clat[1]
+            s.clat_pcts = jb.pcts.get((name, "clat"), {})
+            s.lat_pcts = jb.pcts.get((name, "lat"), {})
+            if name in jb.issued:
+                s.ios = jb.issued[name]
+            elif s.runtime_s:
+                s.ios = round(s.iops * s.runtime_s)
+            max_rt = max(max_rt, s.runtime_s or 0.0)
+            dirs[name] = s
+        extra: dict = {}
+        qd = _qd_fraction(jb.qd, extra) if jb.qd else {}
+        counters = {f"{k}_ios": int(v) for k, v in jb.issued.items()}
+        if jb.err:
+            counters["errors"] = 1
+            extra["error"] = jb.err
+        if jb.sync:
+            extra["sync_lat_mean_s"] = jb.sync["mean_s"]
+        entries.append(
+            _Entry(
+                name=jb.name,
+                groupid=jb.groupid,
+                report=r.index,
+                dirs=dirs,
+                options={k: v for k, v in opts.items() if v is not None},
+                clones=jb.clones,
+                qd_dist=qd,
+                counters=counters,
+                extra=extra,
+                line=jb.line,
+            )
+        )
+    return entries, max_rt
+
+
+def read_fio_text(path: str | os.PathLike, merge: str = "job") -> Curve:
+    """fio's normal (human-readable) output, 2.x and 3.x, -> a Curve, one point per job.
+
+    Several reports appended to one file are all read (``params["report"]`` numbers them);
+    units are taken per line (nsec/usec/msec, K/k suffixes); ``IO depths`` becomes
+    ``qd_dist`` and ``Disk stats`` the ``util``/``aqu_sz`` of single-group reports. A file
+    with job headers but no statistics (a run that only printed errors) raises
+    TraceFormatError.
+    """
+    reports = _scan_text_reports(path, split_lines(read_text(path)))
     points: list[Results] = []
     source = Path(path).name
     stats_reports = [r for r in reports if r.jobs]
@@ -823,64 +893,7 @@ def read_fio_text(path: str | os.PathLike, merge: str = "job") -> Curve:
             )
         raise TraceFormatError(path, None, "expected fio normal output: no job blocks found")
     for r in stats_reports:
-        entries = []
-        max_rt = 0.0
-        for jb in r.jobs:
-            if not jb.dirs:
-                raise TraceFormatError(
-                    path, jb.line, f"job {jb.name!r}: expected read/write lines after its header"
-                )
-            d = r.defs.get(jb.name, {})
-            opts = {
-                "rw": d.get("rw"),
-                "bs": d.get("bs"),
-                "ioengine": d.get("ioengine"),
-                "iodepth": d.get("iodepth"),
-            }
-            dirs = {}
-            for name, s in jb.dirs.items():
-                lat = jb.lat.get((name, "lat"))
-                clat = jb.lat.get((name, "clat"))
-                slat = jb.lat.get((name, "slat"))
-                if clat:
-                    s.clat_mean_s = clat[0]
-                if slat:
-                    s.slat_mean_s = slat[0]
-                if lat:
-                    s.lat_mean_s, s.lat_max_s = lat
-                elif clat:
-                    s.lat_mean_s = clat[0] + (slat[0] if slat else 0.0)
-                    s.lat_max_s = clat[1]
-                s.clat_pcts = jb.pcts.get((name, "clat"), {})
-                s.lat_pcts = jb.pcts.get((name, "lat"), {})
-                if name in jb.issued:
-                    s.ios = jb.issued[name]
-                elif s.runtime_s:
-                    s.ios = round(s.iops * s.runtime_s)
-                max_rt = max(max_rt, s.runtime_s or 0.0)
-                dirs[name] = s
-            extra: dict = {}
-            qd = _qd_fraction(jb.qd, extra) if jb.qd else {}
-            counters = {f"{k}_ios": int(v) for k, v in jb.issued.items()}
-            if jb.err:
-                counters["errors"] = 1
-                extra["error"] = jb.err
-            if jb.sync:
-                extra["sync_lat_mean_s"] = jb.sync["mean_s"]
-            entries.append(
-                _Entry(
-                    name=jb.name,
-                    groupid=jb.groupid,
-                    report=r.index,
-                    dirs=dirs,
-                    options={k: v for k, v in opts.items() if v is not None},
-                    clones=jb.clones,
-                    qd_dist=qd,
-                    counters=counters,
-                    extra=extra,
-                    line=jb.line,
-                )
-            )
+        entries, max_rt = _text_report_entries(path, r)
         # the text shows block sizes already in bytes
         disk = _disk_summary(r.disks, max_rt or None) if r.disks else None
         pts = _entries_to_results(entries, merge, source, r.version, disk)
