@@ -325,7 +325,50 @@ class Explorer(W.VBox):
                 f"(applicable: {', '.join(applicable_controls(stack))})"
             )
         self.controls: dict[str, W.Widget] = {}
-        make = {
+        make = self._control_factories(stack, workload, threads, max_threads, presets)
+        for name in controls:
+            w = make[name]()
+            if isinstance(w, (W.IntSlider, W.FloatSlider)):
+                w.continuous_update = False
+            w.style.description_width = "initial"
+            w.add_class(f"iosim-{name.replace('_', '-')}")
+            self.controls[name] = w
+        self.status = W.HTML(value="", layout=W.Layout(min_height="1.6em"))
+        self.status.add_class("iosim-status")
+        self.progress = W.IntProgress(
+            value=0, min=0, max=1, description="simulating", layout=W.Layout(visibility="hidden")
+        )
+        self.progress.add_class("iosim-progress")
+        # build the first figure (layout passed to the constructor so it is kept in the
+        # saved widget state, see the browser-test recipe)
+        self._threads_fixed = threads
+        curve, fig, diagram = self._compute()
+        self.figure = go.FigureWidget(data=fig.data, layout=fig.layout)
+        self.figure.add_class("iosim-figure")
+        self.diagram = None
+        children: list[W.Widget] = []
+        if self.controls:
+            children.append(
+                W.HBox(list(self.controls.values()), layout=W.Layout(flex_flow="row wrap"))
+            )
+        children += [self.status, self.progress, self.figure]
+        if show_stack:
+            self.diagram = go.FigureWidget(data=diagram.data, layout=diagram.layout)
+            self.diagram.add_class("iosim-diagram")
+            children.append(self.diagram)
+        super().__init__(children=children)
+        self.add_class("iosim-explore")
+        self._show(curve)
+        for w in self.controls.values():
+            w.observe(self._on_change, names="value")
+        if "paths" in self.controls and "fail_path" in self.controls:
+            self.controls["fail_path"].disabled = self.controls["paths"].value < 2
+
+    def _control_factories(self, stack: Stack, workload: Workload, threads: int,
+                           max_threads: int, presets: Sequence[str] | None) -> dict:
+        """Each control's widget constructor (called only for the controls asked for, so a
+        device control reads fields its family has)."""
+        return {
             "threads": lambda: W.IntSlider(
                 value=threads, min=1, max=max_threads, description="threads"
             ),
@@ -406,43 +449,6 @@ class Explorer(W.VBox):
                 description="device",
             ),
         }
-        for name in controls:
-            w = make[name]()
-            if isinstance(w, (W.IntSlider, W.FloatSlider)):
-                w.continuous_update = False
-            w.style.description_width = "initial"
-            w.add_class(f"iosim-{name.replace('_', '-')}")
-            self.controls[name] = w
-        self.status = W.HTML(value="", layout=W.Layout(min_height="1.6em"))
-        self.status.add_class("iosim-status")
-        self.progress = W.IntProgress(
-            value=0, min=0, max=1, description="simulating", layout=W.Layout(visibility="hidden")
-        )
-        self.progress.add_class("iosim-progress")
-        # build the first figure (layout passed to the constructor so it is kept in the
-        # saved widget state, see the browser-test recipe)
-        self._threads_fixed = threads
-        curve, fig, diagram = self._compute()
-        self.figure = go.FigureWidget(data=fig.data, layout=fig.layout)
-        self.figure.add_class("iosim-figure")
-        self.diagram = None
-        children: list[W.Widget] = []
-        if self.controls:
-            children.append(
-                W.HBox(list(self.controls.values()), layout=W.Layout(flex_flow="row wrap"))
-            )
-        children += [self.status, self.progress, self.figure]
-        if show_stack:
-            self.diagram = go.FigureWidget(data=diagram.data, layout=diagram.layout)
-            self.diagram.add_class("iosim-diagram")
-            children.append(self.diagram)
-        super().__init__(children=children)
-        self.add_class("iosim-explore")
-        self._show(curve)
-        for w in self.controls.values():
-            w.observe(self._on_change, names="value")
-        if "paths" in self.controls and "fail_path" in self.controls:
-            self.controls["fail_path"].disabled = self.controls["paths"].value < 2
 
     # -- state ---------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
