@@ -499,3 +499,69 @@ def _parse_seek_curve(value) -> tuple:
     if ds[0] <= 0 or any(np.diff(ds) <= 0) or any(t < 0 for _, t in out):
         raise SpecError(f"{expected} (got {value!r})")
     return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# the same physics on one address at a time (plain math: the fast engine compiles these with
+# numba; each gives, bit for bit, what the array functions above give for one element)
+# ---------------------------------------------------------------------------------------------
+
+
+def hdd_place_one(p: float, heads: float, head_skew: float, cyl_skew: float):
+    """:func:`hdd_locate` of one address from its track position ``p``
+    (:func:`hdd_track_position_one`): (cylinder, surface, angle)."""
+    track = math.floor(p)
+    cyl = math.floor(track / heads)
+    surf = track - cyl * heads
+    angle = (p - track + track * head_skew + cyl * (cyl_skew - head_skew)) % 1.0
+    return cyl, surf, angle
+
+
+def hdd_track_position_one(offset_bytes: float, capacity_bytes: float, id_od_ratio: float,
+                           n_cylinders: float, heads: float) -> float:
+    """:func:`hdd_track_position` of one address."""
+    x = offset_bytes / capacity_bytes
+    rho = id_od_ratio
+    if rho >= 1.0:
+        c = x
+    else:
+        c = (1.0 - math.sqrt(1.0 - x * (1.0 - rho * rho))) / (1.0 - rho)
+    return min(c * n_cylinders * heads, n_cylinders * heads - 1e-9)
+
+
+def hdd_interp_one(x: float, xp, fp) -> float:
+    """``numpy.interp`` of one point (the same arithmetic: the slope of the segment, then
+    ``slope * (x - xp[j]) + fp[j]``; the end values outside the table)."""
+    n = len(xp)
+    if x <= xp[0]:
+        return fp[0]
+    if x >= xp[n - 1]:
+        return fp[n - 1]
+    lo, hi = 0, n - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if xp[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    if x == xp[lo]:
+        return fp[lo]
+    slope = (fp[lo + 1] - fp[lo]) / (xp[lo + 1] - xp[lo])
+    return slope * (x - xp[lo]) + fp[lo]
+
+
+def hdd_seek_one(d: float, track_to_track_s: float, sqrt_coef_s: float, lin_coef_s: float,
+                 knee_frac: float) -> float:
+    """:func:`hdd_seek_s` of one move of ``d`` > 0 (fraction of all cylinders)."""
+    return (track_to_track_s + sqrt_coef_s * math.sqrt(min(d, knee_frac))
+            + lin_coef_s * max(d - knee_frac, 0.0))
+
+
+def hdd_rotational_wait_one(target_angle: float, t_s: float, rpm: float) -> float:
+    """:func:`hdd_rotational_wait_s` of one target."""
+    rev = 60.0 / rpm
+    head = (t_s / rev) % 1.0
+    w = (target_angle - head) % 1.0
+    if w > 1.0 - 1e-6:
+        w = 0.0
+    return w * rev
