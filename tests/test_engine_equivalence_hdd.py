@@ -227,3 +227,41 @@ def test_engines_give_identical_hdd_replays(name, mode):
     assert differences(ref.results, fast.results) == []
     assert np.array_equal(ref.latency_s, fast.latency_s)
     assert np.array_equal(ref.issue_s, fast.issue_s)
+
+
+# -- the one-address physics the fast engine compiles ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", HDD_PRESETS)
+def test_one_address_physics_equal_the_array_physics_bit_for_bit(name):
+    from iosim.devices.hdd import (
+        hdd_interp_one,
+        hdd_move_s,
+        hdd_place_one,
+        hdd_rotational_wait_one,
+        hdd_rotational_wait_s,
+        hdd_seek_one,
+        hdd_track_position_one,
+    )
+
+    dev = presets.load(name)[0].device
+    rng = np.random.default_rng(4)
+    off = np.floor(rng.random(3000) * (dev.capacity_bytes - 4096) / 512) * 512
+    cyl, surf, angle = dev.locate(off)
+    args = (dev.capacity_bytes, dev.id_od_ratio, float(dev.n_cylinders), float(dev.heads))
+    one = np.array([hdd_place_one(hdd_track_position_one(o, *args), float(dev.heads),
+                                  *dev.skews()) for o in off])
+    assert np.array_equal(one, np.column_stack([cyl, surf, angle]))
+    t = rng.random(3000) * 100.0
+    waits = [hdd_rotational_wait_one(a, s, dev.rpm) for a, s in zip(angle, t, strict=True)]
+    assert np.array_equal(hdd_rotational_wait_s(angle, t, dev.rpm), waits)
+    table = dev.seek_table()
+    head_cyl, head_surf = float(cyl[0]), float(surf[0])
+    moves = hdd_move_s(head_cyl, head_surf, cyl, surf, dev.write_settle_s, dev.n_cylinders,
+                       *dev.seek_params(), dev.head_switch_s, table)
+    for c, m in zip(cyl, moves, strict=True):
+        d = abs(c - head_cyl) / dev.n_cylinders
+        if d > 0:
+            seek = (hdd_interp_one(d, *table) if table is not None
+                    else hdd_seek_one(d, *dev.seek_params()))
+            assert seek + dev.write_settle_s == m

@@ -560,8 +560,11 @@ def hdd_seek_one(d: float, track_to_track_s: float, sqrt_coef_s: float, lin_coef
 def hdd_rotational_wait_one(target_angle: float, t_s: float, rpm: float) -> float:
     """:func:`hdd_rotational_wait_s` of one target."""
     rev = 60.0 / rpm
-    head = (t_s / rev) % 1.0
-    w = (target_angle - head) % 1.0
+    # x - floor(x) is numpy.mod(x, 1.0) exactly (the fraction is representable), without fmod
+    head = t_s / rev
+    head = head - math.floor(head)
+    w = target_angle - head
+    w = w - math.floor(w)
     if w > 1.0 - 1e-6:
         w = 0.0
     return w * rev

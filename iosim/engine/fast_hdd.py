@@ -122,10 +122,29 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
                 best = i
         return best
     key = 0.0
+    rpm = hp[H_RPM]
+    # Pruning that cannot change the choice (the first of equals is kept): the rotational wait
+    # and the settle are >= 0, so a candidate whose move, or whose seek alone, is no shorter
+    # than the best time so far cannot win; and the fitted seek curve never falls with
+    # distance (a, b >= 0; rounding is monotonic), so once a seek over dthr cylinders is no
+    # shorter than the best time, no farther candidate can win either (the best time only
+    # falls). A measured table need not be monotonic: no distance threshold then.
+    monotonic = hp[H_TABLE] == 0.0
+    dthr = np.inf
     for i in range(n):
+        dcyl = abs(pool[i, O_CYL] - head_cyl)
+        if i > 0 and dcyl >= dthr:
+            continue
         settle = pool[i, O_WRITE] * hp[H_SETTLE]
-        v = positioning(now, head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF],
-                        pool[i, O_ANGLE], settle, hp, xp, fp)
+        move = _move(head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], settle, hp, xp, fp)
+        if i > 0 and move >= key:
+            if monotonic and dcyl > 0:
+                seek = move if settle == 0.0 else _move(
+                    head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], 0.0, hp, xp, fp)
+                if seek >= key:
+                    dthr = dcyl
+            continue
+        v = move + _rot_wait(pool[i, O_ANGLE], now + move, rpm)
         if i == 0 or v < key:
             key = v
             best = i
