@@ -6,7 +6,9 @@ of a second. Devices: the generic device, the cloud volume (token buckets) and t
 (dies, channels, host link per direction, read buffer with back-pressure, write buffer whose
 dirty data the free dies program in the background, GC die time: ``SsdModel``'s processes, one
 per die a request touches, joined as its ``AllOf`` joins them, and one per die programming
-buffered data); other kinds (``supports`` names them) run on the reference engine.
+buffered data) and the hard disk (``HddModel``: NCQ tags, the actuator process with FIFO or
+SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`); other kinds
+(``supports`` names them) run on the reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
   resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
@@ -24,7 +26,9 @@ buffered data); other kinds (``supports`` names them) run on the reference engin
 * **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``,
   ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``), the sampler (``sample_code``) and the
   histogram bucketing (``bucket_index``) are the very functions the reference uses, compiled
-  with ``numba.njit``; nothing is copied. The compile cache is keyed on those files too, so
+  with ``numba.njit``; nothing is copied. The HDD's are the one-address forms in
+  ``iosim.devices.hdd`` (``*_one``) of the array functions ``HddModel`` calls, equal to them
+  bit for bit (tested). The compile cache is keyed on those files too, so
   editing one recompiles.
 * **Bounded memory.** Statistics stream into the same log-linear histograms, time averages
   and batch means as :class:`iosim.engine.simpy_engine.Recorder`; nothing per I/O is kept.
@@ -946,7 +950,162 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         k_after = -1
         acq_front = False
         while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
-            if k == K_DEV_GRANT:  # ---- device: a unit starts service
+            if k >= K_HDD_TAG and k <= K_HDD_LOOP:  # ---- HDD (HddModel), first: one test
+                if k == K_HDD_TAG:
+                    if h_ovh > 0:
+                        act, a_delay, a_code = 1, h_ovh, (x << KB) | K_HDD_OVH
+                        k = -1
+                    else:
+                        k = K_HDD_CMD
+                elif k == K_HDD_OVH:
+                    k = K_HDD_CMD
+                elif k == K_HDD_CMD:  # the buffer, the write cache or the media
+                    r_off = rq_off[at_req[x]]
+                    k = K_HDD_MEDIA
+                    if at_read[x]:
+                        if fh.in_write_cache(hdp, hd_i[HI_DN], r_off, at_size[x]):
+                            k = K_HDD_HIT
+                        else:
+                            wait = fh.ra_wait(h_ra, now, r_off, at_size[x])
+                            if wait > 0:
+                                act, a_delay, a_code = 1, wait, (x << KB) | K_HDD_RAWAIT
+                                k = -1
+                            elif wait == 0.0:
+                                k = K_HDD_HIT
+                    else:
+                        fh.ra_invalidate(h_ra, r_off, at_size[x])
+                        if h_wc > 0:
+                            if hd_i[HI_FREE] > 0 and hd_i[HI_WN] == 0:
+                                hd_i[HI_FREE] -= 1
+                                k = K_HDD_WGRANT
+                            else:  # wait for a destage to free an entry
+                                i = hd_i[HI_WH] + hd_i[HI_WN]
+                                if i >= h_wait.shape[0]:
+                                    i -= h_wait.shape[0]
+                                h_wait[i] = (x << KB) | K_HDD_WGRANT
+                                hd_i[HI_WN] += 1
+                                hdd_kick()
+                                k = -1
+                elif k == K_HDD_RAWAIT:  # the stream may have stopped meanwhile
+                    end = rq_off[at_req[x]] + at_size[x]
+                    if h_ra[fh.RA_VALID] != 0.0 and fh.ra_end(h_ra, now) + 1e-3 >= end:
+                        k = K_HDD_HIT
+                    else:
+                        k = K_HDD_MEDIA
+                elif k == K_HDD_HIT:
+                    if hp[fh.H_RHIT] > 0:
+                        act, a_delay, a_code = 1, hp[fh.H_RHIT], (x << KB) | K_HDD_HITOVH
+                        k = -1
+                    else:
+                        k = K_HDD_HITOVH
+                elif k == K_HDD_HITOVH:
+                    if h_iface_finite:
+                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_HITX
+                        k = -1
+                    else:
+                        k = K_HDD_HITX
+                elif k == K_HDD_HITX:
+                    tot[T_CACHE_READS] += 1
+                    k = K_HDD_END
+                elif k == K_HDD_WGRANT:
+                    if hp[fh.H_WCO] > 0:
+                        act, a_delay, a_code = 1, hp[fh.H_WCO], (x << KB) | K_HDD_WOVH
+                        k = -1
+                    else:
+                        k = K_HDD_WOVH
+                elif k == K_HDD_WOVH:
+                    if h_iface_finite:
+                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_WX
+                        k = -1
+                    else:
+                        k = K_HDD_WX
+                elif k == K_HDD_WX or k == K_HDD_MEDIA:
+                    r_off = rq_off[at_req[x]]
+                    if r_off + at_size[x] > hp[fh.H_CAP]:
+                        h_bad[0] = r_off
+                        h_bad[1] = at_size[x]
+                        status = BEYOND
+                        break
+                    if k == K_HDD_WX:  # a dirty entry; the write is acknowledged
+                        fh.pool_add(hdp, hdp_done, hd_i[HI_DN], now, r_off, at_size[x], True,
+                                    -1, hp)
+                        hd_i[HI_DN] += 1
+                        tot[T_CACHE_WRITES] += 1
+                        hdd_kick()
+                        k = K_HDD_END
+                    else:  # for the actuator; the attempt waits for its done event
+                        fh.pool_add(hq, hq_done, hd_i[HI_QN], now, r_off, at_size[x],
+                                    not at_read[x], x, hp)
+                        hd_i[HI_QN] += 1
+                        hdd_kick()
+                        k = -1
+                elif k == K_HDD_MDONE:  # an interface slower than the media finishes after it
+                    k = K_HDD_END
+                    if at_read[x] and h_iface_finite:
+                        lag = at_size[x] / h_iface - at_xfer[x]
+                        if lag > 0:
+                            act, a_delay, a_code = 1, lag, (x << KB) | K_HDD_END
+                            k = -1
+                elif k == K_HDD_END:
+                    release(r_units)
+                    k = K_DEV_FINISHED
+                elif k == K_HDD_WAKE:
+                    k = K_HDD_LOOP
+                elif k == K_HDD_SERVED:  # ---- the actuator: a media operation done
+                    level(L_BUSY, now, -1)
+                    h_head[0] = h_op[fh.O_CYL]
+                    h_head[1] = h_op[fh.O_SURF]
+                    a = hd_i[HI_CUR]
+                    if a >= 0:  # a host command: its done event, with the transfer time
+                        if h_op[fh.O_WRITE] != 0.0:
+                            tot[T_MEDIA_WRITES] += 1
+                        else:
+                            tot[T_MEDIA_READS] += 1
+                            if h_op[fh.O_XFER] > 0:  # stream on at the sequential rate
+                                rate = h_op[fh.O_SIZE] / h_op[fh.O_XFER] * hp[fh.H_EFF]
+                                fh.ra_start(h_ra, now, h_op[fh.O_OFF], h_op[fh.O_SIZE], rate)
+                        at_xfer[a] = h_op[fh.O_XFER]
+                        fpush((a << KB) | K_HDD_MDONE)
+                    else:  # a destage: its entry goes to the first waiter, or is free
+                        tot[T_MEDIA_WRITES] += 1
+                        if hd_i[HI_WN] > 0:
+                            fpush(h_wait[hd_i[HI_WH]])
+                            h = hd_i[HI_WH] + 1
+                            if h >= h_wait.shape[0]:
+                                h = 0
+                            hd_i[HI_WH] = h
+                            hd_i[HI_WN] -= 1
+                        else:
+                            hd_i[HI_FREE] += 1
+                    k = K_HDD_LOOP
+                else:  # K_HDD_LOOP: the actuator picks the next media operation
+                    k = -1
+                    qn = hd_i[HI_QN]
+                    dn = hd_i[HI_DN]
+                    if qn == 0 and dn == 0:
+                        hd_i[HI_PARKED] = 1
+                    else:
+                        cache_full = hd_i[HI_FREE] == 0 and hd_i[HI_WN] > 0
+                        reached = fh.ra_stop(h_ra, now)
+                        if not np.isnan(reached):  # the head is where the stream got to
+                            cyl, surf, _ang = fh.hdd_locate(min(reached, hp[fh.H_CAP] - 1), hp)
+                            h_head[0] = cyl
+                            h_head[1] = surf
+                        if qn > 0 and not (cache_full and dn > 0):
+                            i = fh.pool_pick(hq, qn, hp[fh.H_SPTF] != 0.0, now, h_head[0],
+                                             h_head[1], hp, hxp, hfp)
+                            hd_i[HI_CUR] = fh.pool_pop(hq, hq_done, qn, i, h_op)
+                            hd_i[HI_QN] = qn - 1
+                        else:
+                            i = fh.pool_pick(hdp, dn, hp[fh.H_DSPTF] != 0.0, now, h_head[0],
+                                             h_head[1], hp, hxp, hfp)
+                            hd_i[HI_CUR] = fh.pool_pop(hdp, hdp_done, dn, i, h_op)
+                            hd_i[HI_DN] = dn - 1
+                        level(L_BUSY, now, 1)
+                        act, a_code = 1, K_HDD_SERVED
+                        a_delay = fh.service_s(h_op, now, h_head[0], h_head[1], hp, hxp, hfp,
+                                               rng_dev)
+            elif k == K_DEV_GRANT:  # ---- device: a unit starts service
                 level(L_BUSY, now, 1)
                 base = draw_service(devkind == DEV_CLOUD and not at_read[x])
                 act, a_code = 1, (x << KB) | K_DEV_DONE
@@ -1215,161 +1374,6 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     space_give(SP_READ, dp_room[x])
                 fpush((x << KB) | K_SSD_PEND)
                 k = -1
-            elif k >= K_HDD_TAG and k <= K_HDD_LOOP:  # ---- HDD (HddModel)
-                if k == K_HDD_TAG:
-                    if h_ovh > 0:
-                        act, a_delay, a_code = 1, h_ovh, (x << KB) | K_HDD_OVH
-                        k = -1
-                    else:
-                        k = K_HDD_CMD
-                elif k == K_HDD_OVH:
-                    k = K_HDD_CMD
-                elif k == K_HDD_CMD:  # the buffer, the write cache or the media
-                    r_off = rq_off[at_req[x]]
-                    k = K_HDD_MEDIA
-                    if at_read[x]:
-                        if fh.in_write_cache(hdp, hd_i[HI_DN], r_off, at_size[x]):
-                            k = K_HDD_HIT
-                        else:
-                            wait = fh.ra_wait(h_ra, now, r_off, at_size[x])
-                            if wait > 0:
-                                act, a_delay, a_code = 1, wait, (x << KB) | K_HDD_RAWAIT
-                                k = -1
-                            elif wait == 0.0:
-                                k = K_HDD_HIT
-                    else:
-                        fh.ra_invalidate(h_ra, r_off, at_size[x])
-                        if h_wc > 0:
-                            if hd_i[HI_FREE] > 0 and hd_i[HI_WN] == 0:
-                                hd_i[HI_FREE] -= 1
-                                k = K_HDD_WGRANT
-                            else:  # wait for a destage to free an entry
-                                i = hd_i[HI_WH] + hd_i[HI_WN]
-                                if i >= h_wait.shape[0]:
-                                    i -= h_wait.shape[0]
-                                h_wait[i] = (x << KB) | K_HDD_WGRANT
-                                hd_i[HI_WN] += 1
-                                hdd_kick()
-                                k = -1
-                elif k == K_HDD_RAWAIT:  # the stream may have stopped meanwhile
-                    end = rq_off[at_req[x]] + at_size[x]
-                    if h_ra[fh.RA_VALID] != 0.0 and fh.ra_end(h_ra, now) + 1e-3 >= end:
-                        k = K_HDD_HIT
-                    else:
-                        k = K_HDD_MEDIA
-                elif k == K_HDD_HIT:
-                    if hp[fh.H_RHIT] > 0:
-                        act, a_delay, a_code = 1, hp[fh.H_RHIT], (x << KB) | K_HDD_HITOVH
-                        k = -1
-                    else:
-                        k = K_HDD_HITOVH
-                elif k == K_HDD_HITOVH:
-                    if h_iface_finite:
-                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_HITX
-                        k = -1
-                    else:
-                        k = K_HDD_HITX
-                elif k == K_HDD_HITX:
-                    tot[T_CACHE_READS] += 1
-                    k = K_HDD_END
-                elif k == K_HDD_WGRANT:
-                    if hp[fh.H_WCO] > 0:
-                        act, a_delay, a_code = 1, hp[fh.H_WCO], (x << KB) | K_HDD_WOVH
-                        k = -1
-                    else:
-                        k = K_HDD_WOVH
-                elif k == K_HDD_WOVH:
-                    if h_iface_finite:
-                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_WX
-                        k = -1
-                    else:
-                        k = K_HDD_WX
-                elif k == K_HDD_WX or k == K_HDD_MEDIA:
-                    r_off = rq_off[at_req[x]]
-                    if r_off + at_size[x] > hp[fh.H_CAP]:
-                        h_bad[0] = r_off
-                        h_bad[1] = at_size[x]
-                        status = BEYOND
-                        break
-                    if k == K_HDD_WX:  # a dirty entry; the write is acknowledged
-                        fh.pool_add(hdp, hdp_done, hd_i[HI_DN], now, r_off, at_size[x], True,
-                                    -1, hp)
-                        hd_i[HI_DN] += 1
-                        tot[T_CACHE_WRITES] += 1
-                        hdd_kick()
-                        k = K_HDD_END
-                    else:  # for the actuator; the attempt waits for its done event
-                        fh.pool_add(hq, hq_done, hd_i[HI_QN], now, r_off, at_size[x],
-                                    not at_read[x], x, hp)
-                        hd_i[HI_QN] += 1
-                        hdd_kick()
-                        k = -1
-                elif k == K_HDD_MDONE:  # an interface slower than the media finishes after it
-                    k = K_HDD_END
-                    if at_read[x] and h_iface_finite:
-                        lag = at_size[x] / h_iface - at_xfer[x]
-                        if lag > 0:
-                            act, a_delay, a_code = 1, lag, (x << KB) | K_HDD_END
-                            k = -1
-                elif k == K_HDD_END:
-                    release(r_units)
-                    k = K_DEV_FINISHED
-                elif k == K_HDD_WAKE:
-                    k = K_HDD_LOOP
-                elif k == K_HDD_SERVED:  # ---- the actuator: a media operation done
-                    level(L_BUSY, now, -1)
-                    h_head[0] = h_op[fh.O_CYL]
-                    h_head[1] = h_op[fh.O_SURF]
-                    a = hd_i[HI_CUR]
-                    if a >= 0:  # a host command: its done event, with the transfer time
-                        if h_op[fh.O_WRITE] != 0.0:
-                            tot[T_MEDIA_WRITES] += 1
-                        else:
-                            tot[T_MEDIA_READS] += 1
-                            if h_op[fh.O_XFER] > 0:  # stream on at the sequential rate
-                                rate = h_op[fh.O_SIZE] / h_op[fh.O_XFER] * hp[fh.H_EFF]
-                                fh.ra_start(h_ra, now, h_op[fh.O_OFF], h_op[fh.O_SIZE], rate)
-                        at_xfer[a] = h_op[fh.O_XFER]
-                        fpush((a << KB) | K_HDD_MDONE)
-                    else:  # a destage: its entry goes to the first waiter, or is free
-                        tot[T_MEDIA_WRITES] += 1
-                        if hd_i[HI_WN] > 0:
-                            fpush(h_wait[hd_i[HI_WH]])
-                            h = hd_i[HI_WH] + 1
-                            if h >= h_wait.shape[0]:
-                                h = 0
-                            hd_i[HI_WH] = h
-                            hd_i[HI_WN] -= 1
-                        else:
-                            hd_i[HI_FREE] += 1
-                    k = K_HDD_LOOP
-                else:  # K_HDD_LOOP: the actuator picks the next media operation
-                    k = -1
-                    qn = hd_i[HI_QN]
-                    dn = hd_i[HI_DN]
-                    if qn == 0 and dn == 0:
-                        hd_i[HI_PARKED] = 1
-                    else:
-                        cache_full = hd_i[HI_FREE] == 0 and hd_i[HI_WN] > 0
-                        reached = fh.ra_stop(h_ra, now)
-                        if not np.isnan(reached):  # the head is where the stream got to
-                            cyl, surf, _ang = fh.hdd_locate(min(reached, hp[fh.H_CAP] - 1), hp)
-                            h_head[0] = cyl
-                            h_head[1] = surf
-                        if qn > 0 and not (cache_full and dn > 0):
-                            i = fh.pool_pick(hq, qn, hp[fh.H_SPTF] != 0.0, now, h_head[0],
-                                             h_head[1], hp, hxp, hfp)
-                            hd_i[HI_CUR] = fh.pool_pop(hq, hq_done, qn, i, h_op)
-                            hd_i[HI_QN] = qn - 1
-                        else:
-                            i = fh.pool_pick(hdp, dn, hp[fh.H_DSPTF] != 0.0, now, h_head[0],
-                                             h_head[1], hp, hxp, hfp)
-                            hd_i[HI_CUR] = fh.pool_pop(hdp, hdp_done, dn, i, h_op)
-                            hd_i[HI_DN] = dn - 1
-                        level(L_BUSY, now, 1)
-                        act, a_code = 1, K_HDD_SERVED
-                        a_delay = fh.service_s(h_op, now, h_head[0], h_head[1], hp, hxp, hfp,
-                                               rng_dev)
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
                 act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
                 k = -1

@@ -111,6 +111,27 @@ def positioning(now, head_cyl, head_surf, cyl, surf, angle, settle, hp, xp, fp):
 
 
 @numba.njit
+def _seek_threshold(key, hp):
+    """A distance in cylinders from which on every seek of the fitted curve is longer than
+    ``key`` (the curve inverted, with a margin, then checked with the curve itself); inf when
+    there is none or the check fails."""
+    t2t, a, b, knee, ncyl = hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE], hp[H_NCYL]
+    if not key > t2t:
+        return np.inf
+    at_knee = t2t + a * math.sqrt(knee)
+    if key < at_knee and a > 0:
+        d = ((key - t2t) / a) ** 2
+    elif b > 0:
+        d = knee + (key - at_knee) / b
+    else:
+        return np.inf
+    dcyl = math.floor(d * ncyl * (1.0 + 1e-9)) + 1.0
+    if dcyl / ncyl > 1.0 or not _seek(dcyl / ncyl, t2t, a, b, knee) > key:
+        return np.inf
+    return dcyl
+
+
+@numba.njit
 def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
     """``HddModel._pick``: the oldest, or the shortest positioning time (first of equals)."""
     if n == 1:
@@ -121,31 +142,46 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
             if pool[i, O_T] < pool[best, O_T]:
                 best = i
         return best
-    key = 0.0
     rpm = hp[H_RPM]
-    # Pruning that cannot change the choice (the first of equals is kept): the rotational wait
-    # and the settle are >= 0, so a candidate whose move, or whose seek alone, is no shorter
-    # than the best time so far cannot win; and the fitted seek curve never falls with
-    # distance (a, b >= 0; rounding is monotonic), so once a seek over dthr cylinders is no
-    # shorter than the best time, no farther candidate can win either (the best time only
-    # falls). A measured table need not be monotonic: no distance threshold then.
-    monotonic = hp[H_TABLE] == 0.0
-    dthr = np.inf
+    # The choice is the least (positioning time, index), as numpy.argmin's first of equals.
+    # Candidates are scanned from the nearest cylinder on, and skipped when they cannot win,
+    # which changes no choice: the rotational wait and the settle are >= 0, so a candidate
+    # whose move is longer than the best time so far loses; and the fitted seek curve never
+    # falls with distance (a, b >= 0; rounding is monotonic), so once the seek over dthr
+    # cylinders is longer than the best time, every farther candidate loses too (the best time
+    # only falls). A measured table need not be monotonic: no distance threshold then.
+    best = 0
+    dmin = np.inf
     for i in range(n):
         dcyl = abs(pool[i, O_CYL] - head_cyl)
-        if i > 0 and dcyl >= dthr:
+        if dcyl < dmin:
+            dmin = dcyl
+            best = i
+    settle = pool[best, O_WRITE] * hp[H_SETTLE]
+    key = positioning(now, head_cyl, head_surf, pool[best, O_CYL], pool[best, O_SURF],
+                      pool[best, O_ANGLE], settle, hp, xp, fp)
+    first = best
+    monotonic = hp[H_TABLE] == 0.0
+    dthr = np.inf
+    if monotonic:  # start from the curve's own threshold, once checked on the curve itself
+        dthr = _seek_threshold(key, hp)
+    for i in range(n):
+        if i == first:
+            continue
+        dcyl = abs(pool[i, O_CYL] - head_cyl)
+        if dcyl >= dthr:
             continue
         settle = pool[i, O_WRITE] * hp[H_SETTLE]
         move = _move(head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], settle, hp, xp, fp)
-        if i > 0 and move >= key:
+        if move > key:
             if monotonic and dcyl > 0:
                 seek = move if settle == 0.0 else _move(
                     head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], 0.0, hp, xp, fp)
-                if seek >= key:
+                if seek > key:
                     dthr = dcyl
             continue
         v = move + _rot_wait(pool[i, O_ANGLE], now + move, rpm)
-        if i == 0 or v < key:
+        if v < key or (v == key and i < best):
             key = v
             best = i
     return best
