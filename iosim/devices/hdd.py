@@ -568,3 +568,75 @@ def hdd_rotational_wait_one(target_angle: float, t_s: float, rpm: float) -> floa
     if w > 1.0 - 1e-6:
         w = 0.0
     return w * rev
+
+
+# ---------------------------------------------------------------------------------------------
+# the read-ahead segment, as state in a float array (both engines: HddModel's ReadAhead wraps
+# these; the fast engine compiles them)
+# ---------------------------------------------------------------------------------------------
+
+# [lo, hi): what was read by t0; limit: where the stream stops; rate; streaming, valid (0/1);
+# size: how far ahead of the host it reads
+RA_LO, RA_HI, RA_LIMIT, RA_T0, RA_RATE, RA_STREAMING, RA_VALID, RA_SIZE = range(8)
+RA_FIELDS = 8
+
+
+def read_ahead_end(ra, now: float) -> float:
+    """How far the segment reaches at ``now``."""
+    if ra[RA_STREAMING] == 0.0:
+        return ra[RA_HI]
+    return min(ra[RA_LIMIT], ra[RA_HI] + (now - ra[RA_T0]) * ra[RA_RATE])
+
+
+def read_ahead_start(ra, now: float, offset: float, size: float, rate: float) -> None:
+    """A media read of [offset, offset + size) ended at ``now``: stream on from its end."""
+    if ra[RA_SIZE] <= 0 or not 0 < rate < math.inf:
+        return
+    ra[RA_LO] = offset
+    ra[RA_HI] = offset + size
+    ra[RA_T0] = now
+    ra[RA_RATE] = rate
+    ra[RA_LIMIT] = ra[RA_HI] + ra[RA_SIZE]
+    ra[RA_STREAMING] = 1.0
+    ra[RA_VALID] = 1.0
+
+
+def read_ahead_stop(ra, now: float) -> float:
+    """The actuator turns to other work: freeze the segment; where the head got to (NaN: it
+    was not streaming)."""
+    if ra[RA_STREAMING] == 0.0:
+        return math.nan
+    ra[RA_HI] = min(ra[RA_LIMIT], ra[RA_HI] + (now - ra[RA_T0]) * ra[RA_RATE])
+    ra[RA_STREAMING] = 0.0
+    return ra[RA_HI]
+
+
+def read_ahead_wait_s(ra, now: float, offset: float, size: float) -> float:
+    """-1 for a miss; else how long until [offset, offset + size) is in the segment (0 for a
+    hit). Waiting moves the limit along: the host is reading the stream."""
+    streaming = ra[RA_STREAMING] != 0.0
+    reach = ra[RA_HI]
+    if streaming:
+        reach = min(ra[RA_LIMIT], ra[RA_HI] + (now - ra[RA_T0]) * ra[RA_RATE])
+    if ra[RA_VALID] == 0.0 or not ra[RA_LO] <= offset <= reach:
+        return -1.0
+    end = offset + size
+    if end <= reach:
+        wait = 0.0
+    elif streaming:
+        wait = (end - reach) / ra[RA_RATE]
+    else:
+        return -1.0
+    if streaming:  # keep ``size`` bytes ahead of the host
+        ra[RA_HI] = reach
+        ra[RA_T0] = now
+        ra[RA_LIMIT] = max(ra[RA_LIMIT], end + ra[RA_SIZE])
+    return wait
+
+
+def read_ahead_invalidate(ra, offset: float, size: float) -> None:
+    """A write over the segment (or what it will read) drops it."""
+    if (ra[RA_VALID] != 0.0 and offset < max(ra[RA_LIMIT], ra[RA_HI])
+            and offset + size > ra[RA_LO]):
+        ra[RA_VALID] = 0.0
+        ra[RA_STREAMING] = 0.0

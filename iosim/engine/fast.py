@@ -56,7 +56,7 @@ from numba.typed import List
 from ..devices import under_workload
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
-from ..devices.hdd import HddDevice
+from ..devices.hdd import RA_SIZE, RA_VALID, HddDevice
 from ..devices.ssd import (
     SsdDevice,
     ssd_die_of_page,
@@ -567,7 +567,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     hd_i[HI_PARKED] = 1  # the actuator's first step (its process start) parks it
     h_head = np.zeros(2)  # cylinder, surface
     h_ra = np.zeros(fh.NRA)
-    h_ra[fh.RA_SIZE] = hp[fh.H_RA]
+    h_ra[RA_SIZE] = hp[fh.H_RA]
     h_bad = np.zeros(2)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
@@ -988,7 +988,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                                 k = -1
                 elif k == K_HDD_RAWAIT:  # the stream may have stopped meanwhile
                     end = rq_off[at_req[x]] + at_size[x]
-                    if h_ra[fh.RA_VALID] != 0.0 and fh.ra_end(h_ra, now) + 1e-3 >= end:
+                    if h_ra[RA_VALID] != 0.0 and fh.ra_end(h_ra, now) + 1e-3 >= end:
                         k = K_HDD_HIT
                     else:
                         k = K_HDD_MEDIA

@@ -20,11 +20,17 @@ import numba
 import numpy as np
 
 from ..devices.hdd import (
+    RA_FIELDS,
     hdd_interp_one,
     hdd_place_one,
     hdd_rotational_wait_one,
     hdd_seek_one,
     hdd_track_position_one,
+    read_ahead_end,
+    read_ahead_invalidate,
+    read_ahead_start,
+    read_ahead_stop,
+    read_ahead_wait_s,
 )
 
 # pool columns (``_OpPool.FIELDS``)
@@ -35,9 +41,8 @@ NO = 8
  H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
  H_TABLE) = range(24)
 NH = 24
-# the read-ahead segment (``ReadAhead``): [lo, hi), limit, t0, rate, streaming, valid, size
-RA_LO, RA_HI, RA_LIMIT, RA_T0, RA_RATE, RA_STREAMING, RA_VALID, RA_SIZE = range(8)
-NRA = 8
+# the read-ahead segment's state (``iosim.devices.hdd``'s RA_* layout)
+NRA = RA_FIELDS
 
 _interp = numba.njit(hdd_interp_one)
 _place = numba.njit(hdd_place_one)
@@ -210,64 +215,13 @@ def in_write_cache(pool, n, offset, size):
     return False
 
 
-# -- the read-ahead segment (``ReadAhead``) ------------------------------------------------------
+# -- the read-ahead segment: the functions HddModel's ReadAhead calls -----------------------------
 
-
-@numba.njit
-def ra_end(ra, now):
-    if ra[RA_STREAMING] == 0.0:
-        return ra[RA_HI]
-    return min(ra[RA_LIMIT], ra[RA_HI] + (now - ra[RA_T0]) * ra[RA_RATE])
-
-
-@numba.njit
-def ra_start(ra, now, offset, size, rate):
-    if ra[RA_SIZE] <= 0 or not 0 < rate < math.inf:
-        return
-    ra[RA_LO] = offset
-    ra[RA_HI] = offset + size
-    ra[RA_T0] = now
-    ra[RA_RATE] = rate
-    ra[RA_LIMIT] = ra[RA_HI] + ra[RA_SIZE]
-    ra[RA_STREAMING] = 1.0
-    ra[RA_VALID] = 1.0
-
-
-@numba.njit
-def ra_stop(ra, now):
-    """Freeze the segment; where the head got to (NaN: it was not streaming)."""
-    if ra[RA_STREAMING] == 0.0:
-        return np.nan
-    ra[RA_HI] = ra_end(ra, now)
-    ra[RA_STREAMING] = 0.0
-    return ra[RA_HI]
-
-
-@numba.njit
-def ra_wait(ra, now, offset, size):
-    """``ReadAhead.wait_s``: -1 for a miss, else the wait until the data are in (0: a hit)."""
-    if ra[RA_VALID] == 0.0 or not ra[RA_LO] <= offset <= ra_end(ra, now):
-        return -1.0
-    end = offset + size
-    reach = ra_end(ra, now)
-    if end <= reach:
-        wait = 0.0
-    elif ra[RA_STREAMING] != 0.0:
-        wait = (end - reach) / ra[RA_RATE]
-    else:
-        return -1.0
-    if ra[RA_STREAMING] != 0.0:
-        ra[RA_HI] = reach
-        ra[RA_T0] = now
-        ra[RA_LIMIT] = max(ra[RA_LIMIT], end + ra[RA_SIZE])
-    return wait
-
-
-@numba.njit
-def ra_invalidate(ra, offset, size):
-    if ra[RA_VALID] != 0.0 and offset < max(ra[RA_LIMIT], ra[RA_HI]) and offset + size > ra[RA_LO]:
-        ra[RA_VALID] = 0.0
-        ra[RA_STREAMING] = 0.0
+ra_end = numba.njit(read_ahead_end)
+ra_start = numba.njit(read_ahead_start)
+ra_stop = numba.njit(read_ahead_stop)
+ra_wait = numba.njit(read_ahead_wait_s)
+ra_invalidate = numba.njit(read_ahead_invalidate)
 
 
 def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
