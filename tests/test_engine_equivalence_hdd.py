@@ -265,3 +265,17 @@ def test_one_address_physics_equal_the_array_physics_bit_for_bit(name):
             seek = (hdd_interp_one(d, *table) if table is not None
                     else hdd_seek_one(d, *dev.seek_params()))
             assert seek + dev.write_settle_s == m
+
+
+@pytest.mark.parametrize("name", HDD_PRESETS)
+@pytest.mark.parametrize("span", [65536.0, 50e6, None])
+def test_sptf_at_depth_32_with_ties_and_settle_is_identical(name, span):
+    """Deep SPTF queues, where the scan's pruning acts most, and a 64 KiB span, where queued
+    requests for one address tie exactly (the first of equals must win, as numpy.argmin's)."""
+    stack, wl = preset_disk(name, scheduler="sptf", write_cache_entries=32, destage="sptf",
+                            write_settle_s=0.1e-3, head_switch_s=0.4e-3)
+    wl = replace(wl, rw="randrw", numjobs=32, iodepth=1, block_size_bytes=4096,
+                 span_bytes=span or wl.span_bytes)
+    ref, fast = both(stack, wl, ios=3000, warmup_ios=100, seed=13)
+    assert ref.counters == fast.counters
+    assert differences(ref, fast) == []

@@ -1092,19 +1092,22 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                             h_head[0] = cyl
                             h_head[1] = surf
                         if qn > 0 and not (cache_full and dn > 0):
-                            i = fh.pool_pick(hq, qn, hp[fh.H_SPTF] != 0.0, now, h_head[0],
-                                             h_head[1], hp, hxp, hfp)
+                            i, pos = fh.pool_pick(hq, qn, hp[fh.H_SPTF] != 0.0, now, h_head[0],
+                                                  h_head[1], hp, hxp, hfp)
                             hd_i[HI_CUR] = fh.pool_pop(hq, hq_done, qn, i, h_op)
                             hd_i[HI_QN] = qn - 1
                         else:
-                            i = fh.pool_pick(hdp, dn, hp[fh.H_DSPTF] != 0.0, now, h_head[0],
-                                             h_head[1], hp, hxp, hfp)
+                            i, pos = fh.pool_pick(hdp, dn, hp[fh.H_DSPTF] != 0.0, now,
+                                                  h_head[0], h_head[1], hp, hxp, hfp)
                             hd_i[HI_CUR] = fh.pool_pop(hdp, hdp_done, dn, i, h_op)
                             hd_i[HI_DN] = dn - 1
                         level(L_BUSY, now, 1)
                         act, a_code = 1, K_HDD_SERVED
-                        a_delay = fh.service_s(h_op, now, h_head[0], h_head[1], hp, hxp, hfp,
-                                               rng_dev)
+                        if np.isnan(pos):
+                            a_delay = fh.service_s(h_op, now, h_head[0], h_head[1], hp, hxp,
+                                                   hfp, rng_dev)
+                        else:  # SPTF (exact rotation) computed the positioning already
+                            a_delay = pos + h_op[fh.O_XFER]
             elif k == K_DEV_GRANT:  # ---- device: a unit starts service
                 level(L_BUSY, now, 1)
                 base = draw_service(devkind == DEV_CLOUD and not at_read[x])

@@ -138,15 +138,16 @@ def _seek_threshold(key, hp):
 
 @numba.njit
 def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
-    """``HddModel._pick``: the oldest, or the shortest positioning time (first of equals)."""
+    """``HddModel._pick``: the oldest, or the shortest positioning time (first of equals).
+    Returns (index, its positioning time: NaN when not computed)."""
     if n == 1:
-        return 0
+        return 0, np.nan
     best = 0
     if not sptf:
         for i in range(1, n):
             if pool[i, O_T] < pool[best, O_T]:
                 best = i
-        return best
+        return best, np.nan
     rpm = hp[H_RPM]
     # The choice is the least (positioning time, index), as numpy.argmin's first of equals.
     # Candidates are scanned from the nearest cylinder on, and skipped when they cannot win,
@@ -189,7 +190,9 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
         if v < key or (v == key and i < best):
             key = v
             best = i
-    return best
+            if monotonic:  # a shorter best time: a nearer threshold
+                dthr = min(dthr, _seek_threshold(key, hp))
+    return best, key
 
 
 @numba.njit
