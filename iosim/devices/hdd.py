@@ -571,6 +571,25 @@ def hdd_rotational_wait_one(target_angle: float, t_s: float, rpm: float) -> floa
 
 
 # ---------------------------------------------------------------------------------------------
+# the actuator's choice of work (both engines)
+# ---------------------------------------------------------------------------------------------
+
+HDD_IDLE, HDD_HOST, HDD_DESTAGE = -1, 0, 1
+
+
+def hdd_next_source(queued: int, dirty: int, free_entries: int, entry_waiters: int) -> int:
+    """What the actuator does next: ``HDD_IDLE`` (nothing to do), ``HDD_HOST`` (a host
+    command) or ``HDD_DESTAGE`` (a dirty cache entry). Host commands go first unless every
+    cache entry is dirty and a write waits for one."""
+    if queued == 0 and dirty == 0:
+        return HDD_IDLE
+    cache_full = free_entries == 0 and entry_waiters > 0
+    if queued > 0 and not (cache_full and dirty > 0):
+        return HDD_HOST
+    return HDD_DESTAGE
+
+
+# ---------------------------------------------------------------------------------------------
 # the read-ahead segment, as state in a float array (both engines: HddModel's ReadAhead wraps
 # these; the fast engine compiles them)
 # ---------------------------------------------------------------------------------------------

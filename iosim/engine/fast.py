@@ -56,7 +56,7 @@ from numba.typed import List
 from ..devices import under_workload
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
-from ..devices.hdd import RA_SIZE, RA_VALID, HddDevice
+from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
 from ..devices.ssd import (
     SsdDevice,
     ssd_die_of_page,
@@ -1082,16 +1082,16 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     k = -1
                     qn = hd_i[HI_QN]
                     dn = hd_i[HI_DN]
-                    if qn == 0 and dn == 0:
+                    source = fh.next_source(qn, dn, hd_i[HI_FREE], hd_i[HI_WN])
+                    if source == HDD_IDLE:
                         hd_i[HI_PARKED] = 1
                     else:
-                        cache_full = hd_i[HI_FREE] == 0 and hd_i[HI_WN] > 0
                         reached = fh.ra_stop(h_ra, now)
                         if not np.isnan(reached):  # the head is where the stream got to
                             cyl, surf, _ang = fh.hdd_locate(min(reached, hp[fh.H_CAP] - 1), hp)
                             h_head[0] = cyl
                             h_head[1] = surf
-                        if qn > 0 and not (cache_full and dn > 0):
+                        if source == HDD_HOST:
                             i, pos = fh.pool_pick(hq, qn, hp[fh.H_SPTF] != 0.0, now, h_head[0],
                                                   h_head[1], hp, hxp, hfp)
                             hd_i[HI_CUR] = fh.pool_pop(hq, hq_done, qn, i, h_op)

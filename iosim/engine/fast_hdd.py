@@ -22,6 +22,7 @@ import numpy as np
 from ..devices.hdd import (
     RA_FIELDS,
     hdd_interp_one,
+    hdd_next_source,
     hdd_place_one,
     hdd_rotational_wait_one,
     hdd_seek_one,
@@ -44,6 +45,7 @@ NH = 24
 # the read-ahead segment's state (``iosim.devices.hdd``'s RA_* layout)
 NRA = RA_FIELDS
 
+next_source = numba.njit(hdd_next_source)
 _interp = numba.njit(hdd_interp_one)
 _place = numba.njit(hdd_place_one)
 _track_position = numba.njit(hdd_track_position_one)

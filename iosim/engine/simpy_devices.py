@@ -22,10 +22,13 @@ from ..devices import generic_service_s
 from ..devices.array import array_group_of, array_read_hit
 from ..devices.cloud import bucket_plan, bucket_take, io_units
 from ..devices.hdd import (
+    HDD_HOST,
+    HDD_IDLE,
     RA_FIELDS,
     RA_SIZE,
     RA_VALID,
     hdd_move_s,
+    hdd_next_source,
     hdd_positioning_s,
     hdd_rotation_s,
     read_ahead_end,
@@ -285,13 +288,14 @@ class HddModel:
     def _actuator(self):
         env, spec = self.env, self.spec
         while True:
-            if not self.queue and not self.dirty:
+            source = hdd_next_source(len(self.queue), len(self.dirty), self.free_entries,
+                                     len(self.entry_waiters))
+            if source == HDD_IDLE:
                 self.wake = env.event()
                 yield self.wake
                 self.wake = None
                 continue
-            cache_full = self.free_entries == 0 and bool(self.entry_waiters)
-            if self.queue and not (cache_full and self.dirty):
+            if source == HDD_HOST:
                 pool, policy = self.queue, spec.scheduler
             else:
                 pool, policy = self.dirty, spec.destage
