@@ -279,3 +279,18 @@ def test_sptf_at_depth_32_with_ties_and_settle_is_identical(name, span):
     ref, fast = both(stack, wl, ios=3000, warmup_ios=100, seed=13)
     assert ref.counters == fast.counters
     assert differences(ref, fast) == []
+
+
+@pytest.mark.parametrize("name", ["hdd-7200", "hdd-sata-fio"])
+def test_path_failure_in_front_of_a_disk_is_identical(name):
+    """Attempts orphaned by a failed path keep the disk busy (their media operations stay in
+    its queue) while the retries queue behind them."""
+    stack, wl = preset_disk(name, write_cache_entries=8)
+    stack = replace(stack, hba=HbaSpec(queue_depth=4), multipath=MultipathSpec(
+        paths=2, failover_timeout_s=5e-3,
+        failures=[{"path": 0, "fail_at_s": 0.05, "restore_at_s": 0.3},
+                  {"path": 1, "fail_at_s": 0.4, "restore_at_s": 0.5}]))
+    wl = replace(wl, rw="randrw", numjobs=8, iodepth=1)
+    ref, fast = both(stack, wl, ios=1500, warmup_ios=0, seed=3)
+    assert ref.counters == fast.counters and ref.counters["failovers"] > 0
+    assert differences(ref, fast) == []
