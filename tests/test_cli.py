@@ -363,7 +363,7 @@ def test_run_prints_the_assumptions_that_change_the_answer(capsys):
     assert code == 0, err
     assumes = next(line for line in out.splitlines() if "assumes:" in line)
     for word in ("span 931.3 GiB", "scheduler sptf", "write cache off", "read-ahead 1 MiB",
-                 "engine simpy"):
+                 "engine fast"):
         assert word in assumes
 
 

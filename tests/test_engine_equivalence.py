@@ -19,6 +19,7 @@ from scipy import stats
 from iosim import presets
 from iosim.devices import GenericDevice
 from iosim.devices.cloud import CloudDevice
+from iosim.devices.hdd import HddDevice
 from iosim.devices.ssd import SsdDevice
 from iosim.engine.fast import run_fast, supports
 from iosim.engine.recorder import DEFAULT_BATCHES
@@ -186,8 +187,11 @@ MATRIX = {
 # every preset the fast engine runs, with its own workload
 for _name in presets.names():
     _stack, _wl = presets.load(_name)
-    if supports(_stack, _wl or Workload()) is None:
-        MATRIX[f"preset-{_name}"] = (_stack, _wl or Workload())
+    _wl = _wl or Workload()
+    if isinstance(_stack.device, HddDevice):  # a disk's addresses end at its capacity
+        _wl = replace(_wl, span_bytes=min(_wl.span_bytes, _stack.device.capacity_bytes))
+    if supports(_stack, _wl) is None:
+        MATRIX[f"preset-{_name}"] = (_stack, _wl)
 
 
 def both(stack, wl, *, ios, warmup_ios, seed):

@@ -31,18 +31,18 @@ def same(a: Results, b: Results) -> bool:
     return True
 
 
-def test_supports_generic_cloud_and_ssd_devices_and_says_why_not_for_others():
+def test_supports_generic_cloud_ssd_and_hdd_devices_and_says_why_not_for_others():
     assert supports(REF, Workload(numjobs=10)) is None
     for name in presets.names():
         stack, wl = presets.load(name)
         reason = supports(stack, wl or Workload())
-        if stack.device.kind in ("generic", "cloud", "ssd"):
+        if stack.device.kind in ("generic", "cloud", "ssd", "hdd"):
             assert reason is None, name
         else:
             assert reason == f"device.kind {stack.device.kind!r} has no fast model", name
     with pytest.raises(ValueError, match="has no fast model"):
-        hdd = next(n for n in presets.names() if presets.load(n)[0].device.kind == "hdd")
-        run_fast(presets.load(hdd)[0], Workload(), ios=10, warmup_ios=0, seed=1)
+        raid = next(n for n in presets.names() if presets.load(n)[0].device.kind == "raid")
+        run_fast(presets.load(raid)[0], Workload(), ios=10, warmup_ios=0, seed=1)
 
 
 def test_every_distribution_kind_runs(tmp_path):

@@ -187,7 +187,7 @@ def test_addresses_reach_the_disk():
                      size=np.full(n, 65536.0))
     a = replay(seq, stack, mode="closed")
     b = replay(shuffled, stack, mode="closed")
-    assert a.results.engine == "simpy"
+    assert a.results.engine == "fast"  # (engine="auto": the disk runs on the fast engine)
     assert b.results.lat_mean_s > 5 * a.results.lat_mean_s
 
 
@@ -294,7 +294,7 @@ def test_atlas10k_validation_replay_is_within_twice_disksims_demerit():
     t = read_block_trace(ATLAS_TRACE, format="disksim-validate")
     stack = presets.load("hdd-atlas10k")[0]
     r = replay(t, stack, mode="validate")
-    assert r.results.engine == "simpy" and r.comparison.n == len(t) == 10_000
+    assert r.results.engine == "fast" and r.comparison.n == len(t) == 10_000
     assert r.comparison.demerit_s <= 2 * DISKSIM_ATLAS_RMS_S, r.comparison.to_dict()
 
 

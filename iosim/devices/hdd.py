@@ -499,3 +499,163 @@ def _parse_seek_curve(value) -> tuple:
     if ds[0] <= 0 or any(np.diff(ds) <= 0) or any(t < 0 for _, t in out):
         raise SpecError(f"{expected} (got {value!r})")
     return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# the same physics on one address at a time (plain math: the fast engine compiles these with
+# numba; each gives, bit for bit, what the array functions above give for one element)
+# ---------------------------------------------------------------------------------------------
+
+
+def hdd_place_one(p: float, heads: float, head_skew: float, cyl_skew: float):
+    """:func:`hdd_locate` of one address from its track position ``p``
+    (:func:`hdd_track_position_one`): (cylinder, surface, angle)."""
+    track = math.floor(p)
+    cyl = math.floor(track / heads)
+    surf = track - cyl * heads
+    angle = (p - track + track * head_skew + cyl * (cyl_skew - head_skew)) % 1.0
+    return cyl, surf, angle
+
+
+def hdd_track_position_one(offset_bytes: float, capacity_bytes: float, id_od_ratio: float,
+                           n_cylinders: float, heads: float) -> float:
+    """:func:`hdd_track_position` of one address."""
+    x = offset_bytes / capacity_bytes
+    rho = id_od_ratio
+    if rho >= 1.0:
+        c = x
+    else:
+        c = (1.0 - math.sqrt(1.0 - x * (1.0 - rho * rho))) / (1.0 - rho)
+    return min(c * n_cylinders * heads, n_cylinders * heads - 1e-9)
+
+
+def hdd_interp_one(x: float, xp, fp) -> float:
+    """``numpy.interp`` of one point (the same arithmetic: the slope of the segment, then
+    ``slope * (x - xp[j]) + fp[j]``; the end values outside the table)."""
+    n = len(xp)
+    if x <= xp[0]:
+        return fp[0]
+    if x >= xp[n - 1]:
+        return fp[n - 1]
+    lo, hi = 0, n - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if xp[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    if x == xp[lo]:
+        return fp[lo]
+    slope = (fp[lo + 1] - fp[lo]) / (xp[lo + 1] - xp[lo])
+    return slope * (x - xp[lo]) + fp[lo]
+
+
+def hdd_seek_one(d: float, track_to_track_s: float, sqrt_coef_s: float, lin_coef_s: float,
+                 knee_frac: float) -> float:
+    """:func:`hdd_seek_s` of one move of ``d`` > 0 (fraction of all cylinders)."""
+    return (track_to_track_s + sqrt_coef_s * math.sqrt(min(d, knee_frac))
+            + lin_coef_s * max(d - knee_frac, 0.0))
+
+
+def hdd_rotational_wait_one(target_angle: float, t_s: float, rpm: float) -> float:
+    """:func:`hdd_rotational_wait_s` of one target."""
+    rev = 60.0 / rpm
+    # x - floor(x) is numpy.mod(x, 1.0) exactly (the fraction is representable), without fmod
+    head = t_s / rev
+    head = head - math.floor(head)
+    w = target_angle - head
+    w = w - math.floor(w)
+    if w > 1.0 - 1e-6:
+        w = 0.0
+    return w * rev
+
+
+# ---------------------------------------------------------------------------------------------
+# the actuator's choice of work (both engines)
+# ---------------------------------------------------------------------------------------------
+
+HDD_IDLE, HDD_HOST, HDD_DESTAGE = -1, 0, 1
+
+
+def hdd_next_source(queued: int, dirty: int, free_entries: int, entry_waiters: int) -> int:
+    """What the actuator does next: ``HDD_IDLE`` (nothing to do), ``HDD_HOST`` (a host
+    command) or ``HDD_DESTAGE`` (a dirty cache entry). Host commands go first unless every
+    cache entry is dirty and a write waits for one."""
+    if queued == 0 and dirty == 0:
+        return HDD_IDLE
+    cache_full = free_entries == 0 and entry_waiters > 0
+    if queued > 0 and not (cache_full and dirty > 0):
+        return HDD_HOST
+    return HDD_DESTAGE
+
+
+# ---------------------------------------------------------------------------------------------
+# the read-ahead segment, as state in a float array (both engines: HddModel's ReadAhead wraps
+# these; the fast engine compiles them)
+# ---------------------------------------------------------------------------------------------
+
+# [lo, hi): what was read by t0; limit: where the stream stops; rate; streaming, valid (0/1);
+# size: how far ahead of the host it reads
+RA_LO, RA_HI, RA_LIMIT, RA_T0, RA_RATE, RA_STREAMING, RA_VALID, RA_SIZE = range(8)
+RA_FIELDS = 8
+
+
+def read_ahead_end(ra, now: float) -> float:
+    """How far the segment reaches at ``now``."""
+    if ra[RA_STREAMING] == 0.0:
+        return ra[RA_HI]
+    return min(ra[RA_LIMIT], ra[RA_HI] + (now - ra[RA_T0]) * ra[RA_RATE])
+
+
+def read_ahead_start(ra, now: float, offset: float, size: float, rate: float) -> None:
+    """A media read of [offset, offset + size) ended at ``now``: stream on from its end."""
+    if ra[RA_SIZE] <= 0 or not 0 < rate < math.inf:
+        return
+    ra[RA_LO] = offset
+    ra[RA_HI] = offset + size
+    ra[RA_T0] = now
+    ra[RA_RATE] = rate
+    ra[RA_LIMIT] = ra[RA_HI] + ra[RA_SIZE]
+    ra[RA_STREAMING] = 1.0
+    ra[RA_VALID] = 1.0
+
+
+def read_ahead_stop(ra, now: float) -> float:
+    """The actuator turns to other work: freeze the segment; where the head got to (NaN: it
+    was not streaming)."""
+    if ra[RA_STREAMING] == 0.0:
+        return math.nan
+    ra[RA_HI] = min(ra[RA_LIMIT], ra[RA_HI] + (now - ra[RA_T0]) * ra[RA_RATE])
+    ra[RA_STREAMING] = 0.0
+    return ra[RA_HI]
+
+
+def read_ahead_wait_s(ra, now: float, offset: float, size: float) -> float:
+    """-1 for a miss; else how long until [offset, offset + size) is in the segment (0 for a
+    hit). Waiting moves the limit along: the host is reading the stream."""
+    streaming = ra[RA_STREAMING] != 0.0
+    reach = ra[RA_HI]
+    if streaming:
+        reach = min(ra[RA_LIMIT], ra[RA_HI] + (now - ra[RA_T0]) * ra[RA_RATE])
+    if ra[RA_VALID] == 0.0 or not ra[RA_LO] <= offset <= reach:
+        return -1.0
+    end = offset + size
+    if end <= reach:
+        wait = 0.0
+    elif streaming:
+        wait = (end - reach) / ra[RA_RATE]
+    else:
+        return -1.0
+    if streaming:  # keep ``size`` bytes ahead of the host
+        ra[RA_HI] = reach
+        ra[RA_T0] = now
+        ra[RA_LIMIT] = max(ra[RA_LIMIT], end + ra[RA_SIZE])
+    return wait
+
+
+def read_ahead_invalidate(ra, offset: float, size: float) -> None:
+    """A write over the segment (or what it will read) drops it."""
+    if (ra[RA_VALID] != 0.0 and offset < max(ra[RA_LIMIT], ra[RA_HI])
+            and offset + size > ra[RA_LO]):
+        ra[RA_VALID] = 0.0
+        ra[RA_STREAMING] = 0.0

@@ -6,7 +6,9 @@ of a second. Devices: the generic device, the cloud volume (token buckets) and t
 (dies, channels, host link per direction, read buffer with back-pressure, write buffer whose
 dirty data the free dies program in the background, GC die time: ``SsdModel``'s processes, one
 per die a request touches, joined as its ``AllOf`` joins them, and one per die programming
-buffered data); other kinds (``supports`` names them) run on the reference engine.
+buffered data) and the hard disk (``HddModel``: NCQ tags, the actuator process with FIFO or
+SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`); other kinds
+(``supports`` names them) run on the reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
   resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
@@ -24,7 +26,9 @@ buffered data); other kinds (``supports`` names them) run on the reference engin
 * **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``,
   ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``), the sampler (``sample_code``) and the
   histogram bucketing (``bucket_index``) are the very functions the reference uses, compiled
-  with ``numba.njit``; nothing is copied. The compile cache is keyed on those files too, so
+  with ``numba.njit``; nothing is copied. The HDD's are the one-address forms in
+  ``iosim.devices.hdd`` (``*_one``) of the array functions ``HddModel`` calls, equal to them
+  bit for bit (tested). The compile cache is keyed on those files too, so
   editing one recompiles.
 * **Bounded memory.** Statistics stream into the same log-linear histograms, time averages
   and batch means as :class:`iosim.engine.simpy_engine.Recorder`; nothing per I/O is kept.
@@ -52,6 +56,7 @@ from numba.typed import List
 from ..devices import under_workload
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
+from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
 from ..devices.ssd import (
     SsdDevice,
     ssd_die_of_page,
@@ -62,9 +67,10 @@ from ..devices.ssd import (
 from ..dists import EMPIRICAL, Distribution, sample_code
 from ..results import Results
 from ..rng import Streams
-from ..spec import UnstableError
+from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
+from . import fast_hdd as fh
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, bucket_index
 from .summary import results_of
@@ -84,6 +90,8 @@ _DEPENDS = [
     _HERE.parent.parent / "devices" / "generic.py",
     _HERE.parent.parent / "devices" / "cloud.py",
     _HERE.parent.parent / "devices" / "ssd.py",
+    _HERE.parent.parent / "devices" / "hdd.py",
+    _HERE.parent / "fast_hdd.py",
     _HERE.parent / "recorder.py",
 ]
 
@@ -154,10 +162,11 @@ _bucket = numba.njit(bucket_index)
 NBINS = LogHist().counts.shape[0]
 
 
-# -- event kinds (low 6 bits of an event code; the argument is in the high bits) ---------------
+# -- event kinds (low 7 bits of an event code; the argument is in the high bits) ---------------
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD; 96-127 free for the next family
 
-KB = 6
-KMASK = 63
+KB = 7
+KMASK = 127
 K_JOB_TOP = 0  # a job slot at the top of its loop (process start or io.done)
 K_JOB_CPU = 1  # the job's CPU granted: spend the overhead
 K_JOB_OVH = 2  # overhead spent
@@ -224,11 +233,28 @@ K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes
 K_SSD_PROG = 61  # program time (with GC's extra die time) spent
 K_SSD_SPAWN = 62  # inline: one process per die the request's pages live on, in page order
 K_SSD_RSLOT = 63  # a read die process waited for room in the read buffer: now the channel
+# HDD (HddModel): the serve process (x: the attempt) and the actuator process (x: 0)
+K_HDD_TAG = 64  # an NCQ tag granted: the command overhead
+K_HDD_OVH = 65  # command overhead spent
+K_HDD_RAWAIT = 66  # waited for the read-ahead stream to reach the data
+K_HDD_HITOVH = 67  # a buffer hit's controller overhead spent: across the interface
+K_HDD_HITX = 68  # a buffer hit's interface transfer done
+K_HDD_WGRANT = 69  # a write-cache entry taken (at once or granted by a destage)
+K_HDD_WOVH = 70  # the cached write's controller overhead spent: across the interface
+K_HDD_WX = 71  # the cached write's interface transfer done: dirty entry, acknowledged
+K_HDD_MDONE = 72  # the media operation's done event processed: the interface lag
+K_HDD_END = 73  # serve ends: release the tag
+K_HDD_WAKE = 74  # the actuator's wake event processed
+K_HDD_SERVED = 75  # the actuator's media operation done
+K_HDD_CMD = 76  # inline: past the overhead: buffer, cache or media
+K_HDD_HIT = 77  # inline: answered from the buffer
+K_HDD_MEDIA = 78  # inline: a media operation for the actuator; wait for it
+K_HDD_LOOP = 79  # inline: the actuator's loop top: pick the next media operation
 # what a die process is: a read (joined), a program (joined), a die's background programs
 SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 
 # device families
-DEV_GENERIC, DEV_CLOUD, DEV_SSD = 0, 1, 2
+DEV_GENERIC, DEV_CLOUD, DEV_SSD, DEV_HDD = 0, 1, 2, 3
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
 CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
                "write_bytes": 5, "op_share": 6, "byte_share": 7}
@@ -246,8 +272,8 @@ H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
 
 POLICY_CODES = {"round-robin": 0, "queue-length": 1, "service-time": 2}
 
-# status codes
-OK, OVERFLOW, STALLED = 0, 1, 2
+# status codes (BEYOND: an HDD I/O past the capacity, which the reference refuses)
+OK, OVERFLOW, STALLED, BEYOND = 0, 1, 2, 3
 
 # I/Os an open-loop run makes room for at first (the pools double, and the run restarts with
 # the same seed, whenever more are in flight)
@@ -281,7 +307,7 @@ NFP = 34
 TR_NONE, TR_OPEN, TR_CLOSED, TR_VALIDATE = range(4)
 # counters reset by Recorder.start (cnt) and kept (tot)
 (T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED, T_PAGE_READS, T_PAGE_PROGS,
- T_BUFFERED) = range(8)
+ T_BUFFERED, T_MEDIA_READS, T_MEDIA_WRITES, T_CACHE_WRITES, T_CACHE_READS) = range(12)
 N_READ, N_WRITE, N_BLOCK, N_DEVICE, N_BATCH_K = range(5)
 CF_BYTES, CF_BLOCK_BYTES = range(2)
 # resource table columns
@@ -304,7 +330,7 @@ def _rng_list_add(lst, g):
 @numba.njit(cache=True)
 def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
-            tr_size, tr_read, tr_gap, tr_lat, tr_issue):
+            tr_size, tr_read, tr_gap, tr_lat, tr_issue, hp, hxp, hfp):
     njobs = ip[P_NJOBS]
     iodepth = ip[P_IODEPTH]
     open_loop = ip[P_OPEN] != 0
@@ -519,6 +545,30 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     dp_free = np.arange(dpcap - 1, -1, -1).astype(np.int64)
     n_dp_free = dpcap
     regseq = 0
+    # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
+    # fast_hdd's layout), the operation on the media, the cache-entry waiters, the head, the
+    # read-ahead segment; hd_i: queued, dirty, free entries, actuator parked on its wake event,
+    # waiters' head and count, the attempt the media operation answers
+    hdd = devkind == DEV_HDD
+    h_wc = int(hp[fh.H_WC]) if hdd else 0
+    h_ovh = hp[fh.H_OVH]
+    h_iface = hp[fh.H_IFACE]
+    h_iface_finite = hdd and math.isfinite(h_iface)
+    hq = np.zeros((max(1, atcap), fh.NO))
+    hq_done = np.zeros(max(1, atcap), np.int64)
+    hdp = np.zeros((max(1, h_wc), fh.NO))
+    hdp_done = np.zeros(max(1, h_wc), np.int64)
+    h_op = np.zeros(fh.NO)
+    h_wait = np.zeros(max(1, atcap), np.int64)
+    at_xfer = np.zeros(atcap)
+    (HI_QN, HI_DN, HI_FREE, HI_PARKED, HI_WH, HI_WN, HI_CUR) = range(7)
+    hd_i = np.zeros(7, np.int64)
+    hd_i[HI_FREE] = h_wc
+    hd_i[HI_PARKED] = 1  # the actuator's first step (its process start) parks it
+    h_head = np.zeros(2)  # cylinder, surface
+    h_ra = np.zeros(fh.NRA)
+    h_ra[RA_SIZE] = hp[fh.H_RA]
+    h_bad = np.zeros(2)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
     lv = np.zeros((5, 4))  # per level: t_last, t0, area, busy
@@ -535,7 +585,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     b_hist = np.zeros((nbatch, NBINS), np.int32)  # per batch: latency histogram (sectioning)
     cnt = np.zeros(5, np.int64)
     cf = np.zeros(2)
-    tot = np.zeros(8, np.int64)
+    tot = np.zeros(12, np.int64)
 
     # -- helpers (closures: scalar arguments only) ----------------------------------------
     def fpush(code):
@@ -820,6 +870,12 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         dp_slow[dpr] = s_pslow and die_units[die] % 2 == 1
         die_units[die] += 1
 
+    def hdd_kick():
+        """HddModel._kick: succeed the parked actuator's wake event."""
+        if hd_i[HI_PARKED] != 0:
+            hd_i[HI_PARKED] = 0
+            fpush(K_HDD_WAKE)
+
     def cloud_cost(what, size, is_read):
         """CloudModel._cost: what a request pays a bucket."""
         if what == 0:
@@ -894,7 +950,165 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         k_after = -1
         acq_front = False
         while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
-            if k == K_DEV_GRANT:  # ---- device: a unit starts service
+            if k >= K_HDD_TAG and k <= K_HDD_LOOP:  # ---- HDD (HddModel), first: one test
+                if k == K_HDD_TAG:
+                    if h_ovh > 0:
+                        act, a_delay, a_code = 1, h_ovh, (x << KB) | K_HDD_OVH
+                        k = -1
+                    else:
+                        k = K_HDD_CMD
+                elif k == K_HDD_OVH:
+                    k = K_HDD_CMD
+                elif k == K_HDD_CMD:  # the buffer, the write cache or the media
+                    r_off = rq_off[at_req[x]]
+                    k = K_HDD_MEDIA
+                    if at_read[x]:
+                        if fh.in_write_cache(hdp, hd_i[HI_DN], r_off, at_size[x]):
+                            k = K_HDD_HIT
+                        else:
+                            wait = fh.ra_wait(h_ra, now, r_off, at_size[x])
+                            if wait > 0:
+                                act, a_delay, a_code = 1, wait, (x << KB) | K_HDD_RAWAIT
+                                k = -1
+                            elif wait == 0.0:
+                                k = K_HDD_HIT
+                    else:
+                        fh.ra_invalidate(h_ra, r_off, at_size[x])
+                        if h_wc > 0:
+                            if hd_i[HI_FREE] > 0 and hd_i[HI_WN] == 0:
+                                hd_i[HI_FREE] -= 1
+                                k = K_HDD_WGRANT
+                            else:  # wait for a destage to free an entry
+                                i = hd_i[HI_WH] + hd_i[HI_WN]
+                                if i >= h_wait.shape[0]:
+                                    i -= h_wait.shape[0]
+                                h_wait[i] = (x << KB) | K_HDD_WGRANT
+                                hd_i[HI_WN] += 1
+                                hdd_kick()
+                                k = -1
+                elif k == K_HDD_RAWAIT:  # the stream may have stopped meanwhile
+                    end = rq_off[at_req[x]] + at_size[x]
+                    if h_ra[RA_VALID] != 0.0 and fh.ra_end(h_ra, now) + 1e-3 >= end:
+                        k = K_HDD_HIT
+                    else:
+                        k = K_HDD_MEDIA
+                elif k == K_HDD_HIT:
+                    if hp[fh.H_RHIT] > 0:
+                        act, a_delay, a_code = 1, hp[fh.H_RHIT], (x << KB) | K_HDD_HITOVH
+                        k = -1
+                    else:
+                        k = K_HDD_HITOVH
+                elif k == K_HDD_HITOVH:
+                    if h_iface_finite:
+                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_HITX
+                        k = -1
+                    else:
+                        k = K_HDD_HITX
+                elif k == K_HDD_HITX:
+                    tot[T_CACHE_READS] += 1
+                    k = K_HDD_END
+                elif k == K_HDD_WGRANT:
+                    if hp[fh.H_WCO] > 0:
+                        act, a_delay, a_code = 1, hp[fh.H_WCO], (x << KB) | K_HDD_WOVH
+                        k = -1
+                    else:
+                        k = K_HDD_WOVH
+                elif k == K_HDD_WOVH:
+                    if h_iface_finite:
+                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_WX
+                        k = -1
+                    else:
+                        k = K_HDD_WX
+                elif k == K_HDD_WX or k == K_HDD_MEDIA:
+                    r_off = rq_off[at_req[x]]
+                    if r_off + at_size[x] > hp[fh.H_CAP]:
+                        h_bad[0] = r_off
+                        h_bad[1] = at_size[x]
+                        status = BEYOND
+                        break
+                    if k == K_HDD_WX:  # a dirty entry; the write is acknowledged
+                        fh.pool_add(hdp, hdp_done, hd_i[HI_DN], now, r_off, at_size[x], True,
+                                    -1, hp)
+                        hd_i[HI_DN] += 1
+                        tot[T_CACHE_WRITES] += 1
+                        hdd_kick()
+                        k = K_HDD_END
+                    else:  # for the actuator; the attempt waits for its done event
+                        fh.pool_add(hq, hq_done, hd_i[HI_QN], now, r_off, at_size[x],
+                                    not at_read[x], x, hp)
+                        hd_i[HI_QN] += 1
+                        hdd_kick()
+                        k = -1
+                elif k == K_HDD_MDONE:  # an interface slower than the media finishes after it
+                    k = K_HDD_END
+                    if at_read[x] and h_iface_finite:
+                        lag = at_size[x] / h_iface - at_xfer[x]
+                        if lag > 0:
+                            act, a_delay, a_code = 1, lag, (x << KB) | K_HDD_END
+                            k = -1
+                elif k == K_HDD_END:
+                    release(r_units)
+                    k = K_DEV_FINISHED
+                elif k == K_HDD_WAKE:
+                    k = K_HDD_LOOP
+                elif k == K_HDD_SERVED:  # ---- the actuator: a media operation done
+                    level(L_BUSY, now, -1)
+                    h_head[0] = h_op[fh.O_CYL]
+                    h_head[1] = h_op[fh.O_SURF]
+                    a = hd_i[HI_CUR]
+                    if a >= 0:  # a host command: its done event, with the transfer time
+                        if h_op[fh.O_WRITE] != 0.0:
+                            tot[T_MEDIA_WRITES] += 1
+                        else:
+                            tot[T_MEDIA_READS] += 1
+                            if h_op[fh.O_XFER] > 0:  # stream on at the sequential rate
+                                rate = h_op[fh.O_SIZE] / h_op[fh.O_XFER] * hp[fh.H_EFF]
+                                fh.ra_start(h_ra, now, h_op[fh.O_OFF], h_op[fh.O_SIZE], rate)
+                        at_xfer[a] = h_op[fh.O_XFER]
+                        fpush((a << KB) | K_HDD_MDONE)
+                    else:  # a destage: its entry goes to the first waiter, or is free
+                        tot[T_MEDIA_WRITES] += 1
+                        if hd_i[HI_WN] > 0:
+                            fpush(h_wait[hd_i[HI_WH]])
+                            h = hd_i[HI_WH] + 1
+                            if h >= h_wait.shape[0]:
+                                h = 0
+                            hd_i[HI_WH] = h
+                            hd_i[HI_WN] -= 1
+                        else:
+                            hd_i[HI_FREE] += 1
+                    k = K_HDD_LOOP
+                else:  # K_HDD_LOOP: the actuator picks the next media operation
+                    k = -1
+                    qn = hd_i[HI_QN]
+                    dn = hd_i[HI_DN]
+                    source = fh.next_source(qn, dn, hd_i[HI_FREE], hd_i[HI_WN])
+                    if source == HDD_IDLE:
+                        hd_i[HI_PARKED] = 1
+                    else:
+                        reached = fh.ra_stop(h_ra, now)
+                        if not np.isnan(reached):  # the head is where the stream got to
+                            cyl, surf, _ang = fh.hdd_locate(min(reached, hp[fh.H_CAP] - 1), hp)
+                            h_head[0] = cyl
+                            h_head[1] = surf
+                        if source == HDD_HOST:
+                            i, pos = fh.pool_pick(hq, qn, hp[fh.H_SPTF] != 0.0, now, h_head[0],
+                                                  h_head[1], hp, hxp, hfp)
+                            hd_i[HI_CUR] = fh.pool_pop(hq, hq_done, qn, i, h_op)
+                            hd_i[HI_QN] = qn - 1
+                        else:
+                            i, pos = fh.pool_pick(hdp, dn, hp[fh.H_DSPTF] != 0.0, now,
+                                                  h_head[0], h_head[1], hp, hxp, hfp)
+                            hd_i[HI_CUR] = fh.pool_pop(hdp, hdp_done, dn, i, h_op)
+                            hd_i[HI_DN] = dn - 1
+                        level(L_BUSY, now, 1)
+                        act, a_code = 1, K_HDD_SERVED
+                        if np.isnan(pos):
+                            a_delay = fh.service_s(h_op, now, h_head[0], h_head[1], hp, hxp,
+                                                   hfp, rng_dev)
+                        else:  # SPTF (exact rotation) computed the positioning already
+                            a_delay = pos + h_op[fh.O_XFER]
+            elif k == K_DEV_GRANT:  # ---- device: a unit starts service
                 level(L_BUSY, now, 1)
                 base = draw_service(devkind == DEV_CLOUD and not at_read[x])
                 act, a_code = 1, (x << KB) | K_DEV_DONE
@@ -980,6 +1194,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         k = -1
                     else:
                         k = K_DEV_QUEUE
+                elif hdd:  # HddModel.serve: an NCQ tag
+                    act, a_res, a_code = 2, r_units, (x << KB) | K_HDD_TAG
+                    k = -1
                 elif ssd:  # SsdModel.serve: the controller overhead holds nothing
                     if s_ovh > 0:
                         act, a_delay, a_code = 1, s_ovh, (x << KB) | K_SSD_OVH
@@ -1490,10 +1707,13 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         if ctl[C_OVF] != 0:
             status = OVERFLOW
             break
+        if status == BEYOND:
+            break
     for i in range(5):
         level(i, now, 0)
     tot[T_STATUS] = status
-    out_f = np.array([t_start, t_end, now, cf[CF_BYTES], cf[CF_BLOCK_BYTES], throttle_s])
+    out_f = np.array([t_start, t_end, now, cf[CF_BYTES], cf[CF_BLOCK_BYTES], throttle_s,
+                      h_bad[0], h_bad[1]])
     return (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist)
 
 
@@ -1517,6 +1737,12 @@ _KNOWN_DEVICE = {
                 "erase_s", "channel_rate_Bps", "controller_overhead_s", "host_interface_Bps",
                 "read_buffer_bytes", "write_buffer_bytes", "gc", "over_provisioning",
                 "fullness", "write_amplification"},
+    HddDevice: {"capacity_bytes", "sector_bytes", "rpm", "avg_seek_s", "track_to_track_s",
+                "full_stroke_s", "seek_knee_frac", "write_settle_s", "heads", "head_switch_s",
+                "media_rate_od_Bps", "media_rate_id_Bps", "interface_Bps", "overhead_s",
+                "rotation", "queue_depth", "scheduler", "write_cache_entries",
+                "read_ahead_bytes", "destage", "seek_curve", "seek_curve_cylinders",
+                "read_hit_overhead_s", "write_cached_overhead_s"},
 }
 _KNOWN_WORKLOAD = {"rw", "rwmixread", "block_size_bytes", "bssplit", "numjobs", "iodepth",
                    "rate_iops", "arrival", "span_bytes", "thinktime_s", "align_bytes"}
@@ -1569,6 +1795,8 @@ def _device_dists(dev) -> list[tuple[str, Distribution]]:
         if dev.write_latency is not None:
             out.append(("device.write_latency", dev.write_latency))
         return out
+    if isinstance(dev, HddDevice):  # positions, not distributions
+        return []
     if isinstance(dev, SsdDevice):  # the fast (LSB) and slow (MSB) page's read, then program
         return [(f"device.{n}", getattr(dev, n)) for n in _SSD_DISTS
                 if getattr(dev, n) is not None]
@@ -1593,7 +1821,9 @@ def _idle_rng_list():
     return _IDLE["list"]
 
 
-def _dist_args(d: Distribution) -> tuple[int, float, float, np.ndarray]:
+def _dist_args(d: Distribution | None) -> tuple[int, float, float, np.ndarray]:
+    if d is None:  # a device without this distribution (never drawn)
+        return 0, 0.0, 0.0, np.zeros(1)
     if d.code == EMPIRICAL:
         return d.code, 0.0, 0.0, np.asarray(d.samples_s, dtype=float)
     a, b = d.params
@@ -1629,13 +1859,14 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     atcap = rqcap * atcap_factor if faults else rqcap
     # the io stream only matters when an I/O's direction, size or address can change an outcome
     ssd = isinstance(dev, SsdDevice)  # (an SSD's address picks the dies: always drawn)
-    draw_io = ssd or not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
+    hdd = isinstance(dev, HddDevice)  # (an HDD's address is a position: always drawn)
+    draw_io = ssd or hdd or not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
     draw_io = draw_io and trace is None  # a trace's requests are read, not drawn
     # the reference's named streams; one that would draw nothing is not even made
     streams = Streams(seed, replication)
     rng_io = streams["io"] if draw_io else _idle_rng()
     dists = _device_dists(dev)
-    random_dev = any(d.code != 0 for _, d in dists)
+    random_dev = any(d.code != 0 for _, d in dists) or (hdd and dev.rotation == "uniform")
     rng_dev = streams["device"] if random_dev else _idle_rng()
     poisson = wl.open_loop and wl.arrival == "poisson"
     rng_arr = streams["arrivals"] if poisson else _idle_rng()
@@ -1648,8 +1879,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ovh_code, ovh_a, ovh_b, ovh_samples = _dist_args(overhead)
     if ssd:  # the "service" pair is the reads' (fast page, slow page)
         dists = [("", dev.read_s), ("", dev.read_slow_s or dev.read_s)]
-    svc_code, svc_a, svc_b, svc_samples = _dist_args(dists[0][1])
-    svc2_code, svc2_a, svc2_b, svc2_samples = _dist_args(dists[-1][1])
+    svc_code, svc_a, svc_b, svc_samples = _dist_args(dists[0][1] if dists else None)
+    svc2_code, svc2_a, svc2_b, svc2_samples = _dist_args(dists[-1][1] if dists else None)
     cloud = isinstance(dev, CloudDevice)
     buckets = np.zeros((0, 5))
     if cloud:  # CloudModel's buckets: rate, capacity, cost code, tokens (burst credits full)
@@ -1668,7 +1899,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_SERIAL] = serial
     ip[P_OVH_CODE] = ovh_code
     ip[P_SVC_CODE] = svc_code
-    ip[P_UNITS] = dev.units
+    ip[P_UNITS] = dev.queue_depth if hdd else dev.units  # (an HDD: its NCQ tags)
     ip[P_NR_ON] = nr < 10**6
     ip[P_NR] = nr
     ip[P_QD] = stack.hba.queue_depth
@@ -1688,7 +1919,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_ATCAP] = atcap
     ip[P_NFAIL] = len(mp.failures)
     ip[P_MAXREQ] = -1 if wl.open_loop else nslots * maxparts
-    ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_GENERIC
+    ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_HDD if hdd else DEV_GENERIC
     ip[P_SVC2_CODE] = svc2_code
     ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
     fp = np.zeros(NFP)
@@ -1750,8 +1981,9 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     else:
         tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read, trace.gap_s,
               trace.latency_s, trace.issue_s)
+    hdd_args = fh.hdd_params(dev) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
-            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr)
+            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args)
 
 
 @dataclass
@@ -1816,6 +2048,12 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
             break
         if tot[T_STATUS] == STALLED:
             raise RuntimeError("fast engine: no event left before the run finished (stalled)")
+        if tot[T_STATUS] == BEYOND:  # HddModel._add's refusal, word for word
+            cap = stack.device.capacity_bytes
+            raise SpecError(
+                f"an I/O at offset {out_f[6]:.0f} + {out_f[7]:.0f} bytes lies beyond "
+                f"device.capacity_bytes = {cap:.0f}: lower workload.span_bytes"
+            )
         # a pool or queue was too small for this run: grow and run again (same seed)
         ip = args[0]
         iocap = int(ip[P_IOCAP]) * 2
@@ -1865,6 +2103,11 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
     if isinstance(stack.device, CloudDevice):  # CloudModel's counters
         device = SimpleNamespace(counters={"throttled": int(tot[T_THROTTLED]),
                                            "throttle_s": float(out_f[5])})
+    elif isinstance(stack.device, HddDevice):  # HddModel's counters
+        device = SimpleNamespace(counters={"media_reads": int(tot[T_MEDIA_READS]),
+                                           "media_writes": int(tot[T_MEDIA_WRITES]),
+                                           "cache_writes": int(tot[T_CACHE_WRITES]),
+                                           "cache_reads": int(tot[T_CACHE_READS])})
     elif isinstance(stack.device, SsdDevice):  # SsdModel's counters
         device = SimpleNamespace(counters={"page_reads": int(tot[T_PAGE_READS]),
                                            "page_programs": int(tot[T_PAGE_PROGS]),

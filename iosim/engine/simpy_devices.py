@@ -21,7 +21,22 @@ import simpy
 from ..devices import generic_service_s
 from ..devices.array import array_group_of, array_read_hit
 from ..devices.cloud import bucket_plan, bucket_take, io_units
-from ..devices.hdd import hdd_move_s, hdd_positioning_s, hdd_rotation_s
+from ..devices.hdd import (
+    HDD_HOST,
+    HDD_IDLE,
+    RA_FIELDS,
+    RA_SIZE,
+    RA_VALID,
+    hdd_move_s,
+    hdd_next_source,
+    hdd_positioning_s,
+    hdd_rotation_s,
+    read_ahead_end,
+    read_ahead_invalidate,
+    read_ahead_start,
+    read_ahead_stop,
+    read_ahead_wait_s,
+)
 from ..devices.raid import raid_rebuild_reads, raid_row_end
 from ..devices.ssd import ssd_die_of_page, ssd_group_bytes, ssd_page_slow, ssd_pages
 from ..spec import SpecError
@@ -95,59 +110,36 @@ class ReadAhead:
     to do, up to ``size`` bytes ahead of the last sector the host asked for. A read inside what
     has been read so far is a hit; one that starts inside and ends beyond waits for the stream.
     Any other media operation stops the stream (what it read stays); a write over it, or a media
-    read elsewhere, starts it afresh."""
+    read elsewhere, starts it afresh. The decisions are the ``read_ahead_*`` functions of
+    :mod:`iosim.devices.hdd` on a state array (the fast engine compiles the same functions)."""
 
     def __init__(self, size: float):
-        self.size = size
-        self.lo = self.hi = self.limit = 0.0  # [lo, hi) read by t0; limit: where it stops
-        self.t0 = 0.0
-        self.rate = 0.0
-        self.streaming = False
-        self.valid = False
+        self.state = np.zeros(RA_FIELDS)
+        self.state[RA_SIZE] = size
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.state[RA_VALID])
 
     def end(self, now: float) -> float:
         """How far the segment reaches at ``now``."""
-        if not self.streaming:
-            return self.hi
-        return min(self.limit, self.hi + (now - self.t0) * self.rate)
+        return float(read_ahead_end(self.state, now))
 
     def start(self, now: float, offset: float, size: float, rate: float) -> None:
-        """A media read of [offset, offset + size) ended at ``now``: stream on from its end."""
-        if self.size <= 0 or not 0 < rate < math.inf:
-            return
-        self.lo, self.hi, self.t0, self.rate = offset, offset + size, now, rate
-        self.limit = self.hi + self.size
-        self.streaming = self.valid = True
+        read_ahead_start(self.state, now, offset, size, rate)
 
     def stop(self, now: float) -> float | None:
         """The actuator turns to other work: freeze the segment; where the head got to."""
-        if not self.streaming:
-            return None
-        self.hi = self.end(now)
-        self.streaming = False
-        return self.hi
+        reached = read_ahead_stop(self.state, now)
+        return None if math.isnan(reached) else float(reached)
 
     def wait_s(self, now: float, offset: float, size: float) -> float | None:
-        """None for a miss; else how long until [offset, offset + size) is in the segment (0
-        for a hit). Waiting moves the limit along: the host is reading the stream."""
-        if not self.valid or not self.lo <= offset <= self.end(now):
-            return None
-        end = offset + size
-        reach = self.end(now)
-        if end <= reach:
-            wait = 0.0
-        elif self.streaming:
-            wait = (end - reach) / self.rate
-        else:
-            return None
-        if self.streaming:  # keep ``size`` bytes ahead of the host
-            self.hi, self.t0 = reach, now
-            self.limit = max(self.limit, end + self.size)
-        return wait
+        """None for a miss; else how long until [offset, offset + size) is in the segment."""
+        wait = read_ahead_wait_s(self.state, now, offset, size)
+        return None if wait < 0 else float(wait)
 
     def invalidate(self, offset: float, size: float) -> None:
-        if self.valid and offset < max(self.limit, self.hi) and offset + size > self.lo:
-            self.valid = self.streaming = False
+        read_ahead_invalidate(self.state, offset, size)
 
 
 class HddModel:
@@ -296,13 +288,14 @@ class HddModel:
     def _actuator(self):
         env, spec = self.env, self.spec
         while True:
-            if not self.queue and not self.dirty:
+            source = hdd_next_source(len(self.queue), len(self.dirty), self.free_entries,
+                                     len(self.entry_waiters))
+            if source == HDD_IDLE:
                 self.wake = env.event()
                 yield self.wake
                 self.wake = None
                 continue
-            cache_full = self.free_entries == 0 and bool(self.entry_waiters)
-            if self.queue and not (cache_full and self.dirty):
+            if source == HDD_HOST:
                 pool, policy = self.queue, spec.scheduler
             else:
                 pool, policy = self.dirty, spec.destage

@@ -1,0 +1,261 @@
+"""The hard disk's decisions for the fast engine: ``HddModel``'s pools, pick, service time and
+read-ahead segment, on arrays, compiled with numba.
+
+The physics are the one-address functions of :mod:`iosim.devices.hdd` (``hdd_locate_one``,
+``hdd_move_one``, ``hdd_rotational_wait_one`` ...), which give bit for bit what the array
+functions the reference model calls give. The event plumbing (tags, the actuator process, its
+wake event, the cache-entry waiters) lives in :mod:`iosim.engine.fast`'s kernel.
+
+A pool (``HddModel``'s ``_OpPool``) is a 2-D array, one row per pending media operation with the
+columns ``O_*``, plus the attempt each row answers (-1 for a destage). Removal moves the last row
+into the hole, as ``_OpPool.pop`` does, so the order in which equal keys are scanned, and hence
+every tie, is the reference's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ..devices.hdd import (
+    RA_FIELDS,
+    hdd_interp_one,
+    hdd_next_source,
+    hdd_place_one,
+    hdd_rotational_wait_one,
+    hdd_seek_one,
+    hdd_track_position_one,
+    read_ahead_end,
+    read_ahead_invalidate,
+    read_ahead_start,
+    read_ahead_stop,
+    read_ahead_wait_s,
+)
+
+# pool columns (``_OpPool.FIELDS``)
+O_T, O_CYL, O_SURF, O_ANGLE, O_XFER, O_WRITE, O_OFF, O_SIZE = range(8)
+NO = 8
+# the HDD's parameters (float array)
+(H_CAP, H_RHO, H_NCYL, H_HEADS, H_HSKEW, H_CSKEW, H_RPM, H_T2T, H_A, H_B, H_KNEE, H_HSW,
+ H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
+ H_TABLE) = range(24)
+NH = 24
+# the read-ahead segment's state (``iosim.devices.hdd``'s RA_* layout)
+NRA = RA_FIELDS
+
+next_source = numba.njit(hdd_next_source)
+_interp = numba.njit(hdd_interp_one)
+_place = numba.njit(hdd_place_one)
+_track_position = numba.njit(hdd_track_position_one)
+_seek = numba.njit(hdd_seek_one)
+_rot_wait = numba.njit(hdd_rotational_wait_one)
+
+
+@numba.njit
+def hdd_locate(offset, hp):
+    """(cylinder, surface, angle) of an address (``HddDevice.locate``)."""
+    p = _track_position(offset, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    return _place(p, hp[H_HEADS], hp[H_HSKEW], hp[H_CSKEW])
+
+
+@numba.njit
+def _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp):
+    """``hdd_move_s`` to one target: the seek for another cylinder (the measured curve or the
+    fitted one), a head switch for another surface, then the settle after any move."""
+    dcyl = abs(cyl - head_cyl)
+    moved = dcyl > 0 or surf != head_surf
+    if dcyl > 0:
+        d = dcyl / hp[H_NCYL]
+        if hp[H_TABLE] != 0.0:
+            seek = _interp(d, xp, fp)
+        else:
+            seek = _seek(d, hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE])
+    elif moved:
+        seek = hp[H_HSW]
+    else:
+        seek = 0.0
+    return seek + settle if moved else seek
+
+
+@numba.njit
+def pool_add(pool, done, n, now, offset, size, write, att, hp):
+    """``HddModel._add``: a media operation at row ``n`` (the caller counts it)."""
+    cyl, surf, angle = hdd_locate(offset, hp)
+    start = _track_position(offset, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    end = _track_position(offset + size, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    pool[n, O_T] = now
+    pool[n, O_CYL] = cyl
+    pool[n, O_SURF] = surf
+    pool[n, O_ANGLE] = angle
+    pool[n, O_XFER] = (end - start) * 60.0 / hp[H_RPM]
+    pool[n, O_WRITE] = 1.0 if write else 0.0
+    pool[n, O_OFF] = offset
+    pool[n, O_SIZE] = size
+    done[n] = att
+
+
+@numba.njit
+def pool_pop(pool, done, n, i, op):
+    """``_OpPool.pop(i)``: the row into ``op`` (returns its attempt); the last row fills the
+    hole."""
+    for c in range(NO):
+        op[c] = pool[i, c]
+    att = done[i]
+    last = n - 1
+    for c in range(NO):
+        pool[i, c] = pool[last, c]
+    done[i] = done[last]
+    return att
+
+
+@numba.njit
+def positioning(now, head_cyl, head_surf, cyl, surf, angle, settle, hp, xp, fp):
+    """``hdd_positioning_s`` to one target: the move, then the exact rotational wait."""
+    move = _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp)
+    return move + _rot_wait(angle, now + move, hp[H_RPM])
+
+
+@numba.njit
+def _seek_threshold(key, hp):
+    """A distance in cylinders from which on every seek of the fitted curve is longer than
+    ``key`` (the curve inverted, with a margin, then checked with the curve itself); inf when
+    there is none or the check fails."""
+    t2t, a, b, knee, ncyl = hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE], hp[H_NCYL]
+    if not key > t2t:
+        return np.inf
+    at_knee = t2t + a * math.sqrt(knee)
+    if key < at_knee and a > 0:
+        d = ((key - t2t) / a) ** 2
+    elif b > 0:
+        d = knee + (key - at_knee) / b
+    else:
+        return np.inf
+    dcyl = math.floor(d * ncyl * (1.0 + 1e-9)) + 1.0
+    if dcyl / ncyl > 1.0 or not _seek(dcyl / ncyl, t2t, a, b, knee) > key:
+        return np.inf
+    return dcyl
+
+
+@numba.njit
+def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
+    """``HddModel._pick``: the oldest, or the shortest positioning time (first of equals).
+    Returns (index, its positioning time: NaN when not computed)."""
+    if n == 1:
+        return 0, np.nan
+    best = 0
+    if not sptf:
+        for i in range(1, n):
+            if pool[i, O_T] < pool[best, O_T]:
+                best = i
+        return best, np.nan
+    rpm = hp[H_RPM]
+    # The choice is the least (positioning time, index), as numpy.argmin's first of equals.
+    # Candidates are scanned from the nearest cylinder on, and skipped when they cannot win,
+    # which changes no choice: the rotational wait and the settle are >= 0, so a candidate
+    # whose move is longer than the best time so far loses; and the fitted seek curve never
+    # falls with distance (a, b >= 0; rounding is monotonic), so once the seek over dthr
+    # cylinders is longer than the best time, every farther candidate loses too (the best time
+    # only falls). A measured table need not be monotonic: no distance threshold then.
+    best = 0
+    dmin = np.inf
+    for i in range(n):
+        dcyl = abs(pool[i, O_CYL] - head_cyl)
+        if dcyl < dmin:
+            dmin = dcyl
+            best = i
+    settle = pool[best, O_WRITE] * hp[H_SETTLE]
+    key = positioning(now, head_cyl, head_surf, pool[best, O_CYL], pool[best, O_SURF],
+                      pool[best, O_ANGLE], settle, hp, xp, fp)
+    first = best
+    monotonic = hp[H_TABLE] == 0.0
+    dthr = np.inf
+    if monotonic:  # start from the curve's own threshold, once checked on the curve itself
+        dthr = _seek_threshold(key, hp)
+    for i in range(n):
+        if i == first:
+            continue
+        dcyl = abs(pool[i, O_CYL] - head_cyl)
+        if dcyl >= dthr:
+            continue
+        settle = pool[i, O_WRITE] * hp[H_SETTLE]
+        move = _move(head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], settle, hp, xp, fp)
+        if move > key:
+            if monotonic and dcyl > 0:
+                seek = move if settle == 0.0 else _move(
+                    head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], 0.0, hp, xp, fp)
+                if seek > key:
+                    dthr = dcyl
+            continue
+        v = move + _rot_wait(pool[i, O_ANGLE], now + move, rpm)
+        if v < key or (v == key and i < best):
+            key = v
+            best = i
+            if monotonic:  # a shorter best time: a nearer threshold
+                dthr = min(dthr, _seek_threshold(key, hp))
+    return best, key
+
+
+@numba.njit
+def service_s(op, now, head_cyl, head_surf, hp, xp, fp, rng):
+    """``HddModel._service_s``: positioning (exact, or the move plus a uniform rotational
+    wait drawn from the device stream) plus the media transfer."""
+    settle = hp[H_SETTLE] * op[O_WRITE]
+    if hp[H_EXACT] != 0.0:
+        pos = positioning(now, head_cyl, head_surf, op[O_CYL], op[O_SURF], op[O_ANGLE], settle,
+                          hp, xp, fp)
+    else:
+        pos = _move(head_cyl, head_surf, op[O_CYL], op[O_SURF], settle, hp, xp, fp)
+        pos += rng.random() * 60.0 / hp[H_RPM]
+    return pos + op[O_XFER]
+
+
+@numba.njit
+def in_write_cache(pool, n, offset, size):
+    """``HddModel._in_write_cache``: a dirty entry holds all of [offset, offset + size)."""
+    for i in range(n):
+        if pool[i, O_OFF] <= offset and offset + size <= pool[i, O_OFF] + pool[i, O_SIZE]:
+            return True
+    return False
+
+
+# -- the read-ahead segment: the functions HddModel's ReadAhead calls -----------------------------
+
+ra_end = numba.njit(read_ahead_end)
+ra_start = numba.njit(read_ahead_start)
+ra_stop = numba.njit(read_ahead_stop)
+ra_wait = numba.njit(read_ahead_wait_s)
+ra_invalidate = numba.njit(read_ahead_invalidate)
+
+
+def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's HDD arguments: the parameters ``H_*`` and the measured seek table (a
+    one-point dummy when the fitted curve is used)."""
+    hp = np.zeros(NH)
+    hs, cs = dev.skews()
+    t2t, a, b, knee = dev.seek_params()
+    table = dev.seek_table()
+    hp[H_CAP] = dev.capacity_bytes
+    hp[H_RHO] = dev.id_od_ratio
+    hp[H_NCYL] = dev.n_cylinders
+    hp[H_HEADS] = dev.heads
+    hp[H_HSKEW], hp[H_CSKEW] = hs, cs
+    hp[H_RPM] = dev.rpm
+    hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE] = t2t, a, b, knee
+    hp[H_HSW] = dev.head_switch_s
+    hp[H_SETTLE] = dev.write_settle_s
+    hp[H_OVH] = dev.overhead_s
+    hp[H_IFACE] = dev.interface_Bps
+    hp[H_RHIT] = dev.read_hit_overhead_s
+    hp[H_WCO] = dev.write_cached_overhead_s
+    hp[H_RA] = dev.read_ahead_bytes
+    hp[H_EFF] = dev.stream_efficiency()
+    hp[H_WC] = dev.write_cache_entries
+    hp[H_SPTF] = dev.scheduler == "sptf"
+    hp[H_DSPTF] = dev.destage == "sptf"
+    hp[H_EXACT] = dev.rotation == "exact"
+    hp[H_TABLE] = table is not None
+    if table is None:
+        return hp, np.zeros(1), np.zeros(1)
+    return hp, np.ascontiguousarray(table[0], float), np.ascontiguousarray(table[1], float)
