@@ -138,7 +138,8 @@ def simulate(
 
 
 def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, force,
-              announce: bool, precision=None, keep_batches: bool = False) -> Results:
+              announce: bool, precision=None, keep_batches: bool = False,
+              replication: int = 0) -> Results:
     workload = workload if workload is not None else Workload()
     if not isinstance(stack, Stack):
         raise SpecError(f"stack must be an iosim.Stack (got {type(stack).__name__})")
@@ -189,7 +190,8 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
         reps = bar = tqdm(reps, desc="replications", leave=False, file=sys.stderr)
     try:
         sims = [
-            runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
+            runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
+                   replication=replication + r)
             for r in reps
         ]
     finally:

@@ -55,16 +55,21 @@ def test_mser_refuses_nan_and_accepts_short_series():
     assert precision.mser(np.array([5.0, 1.0])).batches == 0
 
 
-def test_stopping_rule_scales_with_the_square_of_the_ratio():
-    assert precision.next_length(10_000, {"iops": 0.9, "lat_mean": 1.0}) is None
-    n = precision.next_length(10_000, {"iops": 0.5, "lat_mean": 2.0})
-    assert n == math.ceil(10_000 * 4 * precision.SAFETY)
+def test_next_length_scales_with_the_square_of_the_ratio():
+    s = precision.SAFETY
+    # one run of 20,000 with the worst ratio 2 (half-width twice its bound): 4 x 20,000 x SAFETY
+    assert precision.next_length([(20_000, {"iops": 0.5, "lat_mean": 2.0})]) == math.ceil(
+        20_000 * 4 * s)
+    # two runs: their constants n r^2 (80,000 and 40,000) are averaged
+    hist = [(20_000, {"lat_mean": 2.0}), (40_000, {"lat_mean": 1.0})]
+    assert precision.next_length(hist) == math.ceil(60_000 * s)
+    # a ratio well under 1 still gives a fresh run, never below MIN_IOS
+    assert precision.next_length([(20_000, {"iops": 0.01})]) == precision.MIN_IOS
     # a wild ratio grows the length by MAX_GROWTH at most
-    assert precision.next_length(1000, {"iops": 100.0}) == 1000 * precision.MAX_GROWTH
-    # no interval (NaN): double; batches too short for a p99 interval: P99_MIN_IOS
-    assert precision.next_length(1000, {"iops": math.nan, "lat_mean": 0.1}) == 2000
-    assert precision.next_length(2000, {"iops": 0.1}, p99_nan=True) == precision.P99_MIN_IOS
-    assert precision.next_length(20_000, {"iops": 0.1}, p99_nan=True) is None
+    assert precision.next_length([(1000, {"iops": 100.0})]) == 1000 * precision.MAX_GROWTH
+    # no interval at all (NaN): double; batches too short for a p99 interval: P99_MIN_IOS
+    assert precision.next_length([(3000, {"iops": math.nan})]) == 6000
+    assert precision.next_length([(3000, {"iops": 0.1})], p99_nan=True) == precision.P99_MIN_IOS
 
 
 @pytest.mark.parametrize("text, value", [("2%", 0.02), ("0.02", 0.02), (" 5 % ".strip(), 0.05),
@@ -86,17 +91,21 @@ MM1 = Stack(device=GenericDevice(units=1, service="exp:1ms"),
 
 def test_precision_run_meets_its_target_and_is_deterministic():
     wl = iosim.Workload(rate_iops=500.0)
-    a = iosim.simulate(MM1, wl, ios=2000, seed=5, precision="5%", engine="fast")
-    b = iosim.simulate(MM1, wl, ios=2000, seed=5, precision=0.05, engine="fast")
+    a = iosim.simulate(MM1, wl, seed=5, precision="5%", engine="fast")
+    b = iosim.simulate(MM1, wl, seed=5, precision=0.05, engine="fast")
     assert a.to_dict(full=True) == b.to_dict(full=True)
     p = a.extra["precision"]
     assert p["met"] and p["final_ios"] == a.ios
     assert a.iops_ci95 <= 0.05 * a.iops and a.lat_mean_ci95_s <= 0.05 * a.lat_mean_s
     assert a.lat_p99_ci95_s <= 4 * 0.05 * a.lat_p99_s
     assert p["pilot_batch"] == 5 and p["warmup_ios"] == 5 * p["mser_batches"]
-    # the final run is a fresh fixed-length run: the same as asking for that length directly
-    c = iosim.simulate(MM1, wl, ios=p["final_ios"], warmup_ios=p["warmup_ios"], seed=5,
-                       engine="fast")
+    # a sizing run, then fresh runs: the reported one is a fixed-length run of its own streams
+    assert len(p["rounds"]) >= 2 and p["rounds"][0]["ios"] == precision.MIN_SIZING_IOS
+    from iosim.simulate import _simulate
+
+    c = _simulate(MM1, wl, ios=p["final_ios"], warmup_ios=p["warmup_ios"], seed=5,
+                  engine="fast", replications=1, force=None, announce=False,
+                  replication=len(p["rounds"]) - 1)
     assert c.lat_mean_s == a.lat_mean_s and c.lat_mean_ci95_s == a.lat_mean_ci95_s
 
 
