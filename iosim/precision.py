@@ -54,7 +54,9 @@ MAX_ROUNDS = 6  # runs of the measured length, the first included
 MAX_PILOT_BATCHES = 2000  # pilot batches kept (each holds a latency histogram of 16 KiB)
 MIN_TAIL = 10  # batch means MSER's global search always keeps (its statistic needs a spread)
 PILOT_DOUBLINGS = 3  # the pilot is doubled at most this often when d* lands in its second half
-MIN_IOS = 2000  # the shortest measured run (ten batches of 200: close enough to independent)
+# the shortest reported run: the p99 bound needs an interval, and sectioning gives one only
+# from P99_MIN_IOS completions (a shorter run would only be lengthened to it next round)
+MIN_IOS = 10_000
 # the sizing run's least length: from 2,000 I/Os the length estimate was too short too often
 # (coverage 93.8 %, its short batches look less variable than the process is); from 20,000, 94.8 %
 MIN_SIZING_IOS = 20_000

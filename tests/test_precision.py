@@ -68,7 +68,7 @@ def test_next_length_scales_with_the_square_of_the_ratio():
     # a wild ratio grows the length by MAX_GROWTH at most
     assert precision.next_length([(1000, {"iops": 100.0})]) == 1000 * precision.MAX_GROWTH
     # no interval at all (NaN): double; batches too short for a p99 interval: P99_MIN_IOS
-    assert precision.next_length([(3000, {"iops": math.nan})]) == 6000
+    assert precision.next_length([(8000, {"iops": math.nan})]) == 16_000
     assert precision.next_length([(3000, {"iops": 0.1})], p99_nan=True) == precision.P99_MIN_IOS
 
 
