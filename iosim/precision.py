@@ -234,7 +234,7 @@ def run_to_precision(stack, workload, *, precision: float, ios: int, warmup_ios:
         except SpecError as exc:
             if k == 0:
                 raise
-            raise SpecError(f"precision {precision:.3g}: reaching it needs about {n:,} I/Os "
+            raise SpecError(f"precision {100 * precision:g} %: reaching it needs about {n:,} I/Os "
                             f"(round {k + 1}), refused: {exc}") from None
         ratios, p99_nan = _ratios(res, precision)
         history.append((n, ratios))
@@ -247,7 +247,7 @@ def run_to_precision(stack, workload, *, precision: float, ios: int, warmup_ios:
         if met:
             break
     if not met and announce:
-        _announce(f"precision {precision:.3g} not reached after {len(rounds)} runs "
+        _announce(f"precision {100 * precision:g} % not reached after {len(rounds)} runs "
                   f"(last: {n:,} I/Os): {rounds[-1]}")
     res.extra["precision"] = {
         "target": precision, "p99_target": P99_FACTOR * precision, **info,
