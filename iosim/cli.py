@@ -141,8 +141,8 @@ def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000",
             "--precision", metavar="PCT",
             help="run until the 95 %% half-widths of IOPS and mean latency are within PCT of "
             "their values (2%% or 0.02; p99 within 4 x PCT): the warm-up is found by MSER-5 on "
-            "a pilot run (unless --warmup-ios), --ios is the first run's length, and longer "
-            "fresh runs with the same seed follow as needed (off)",
+            "a pilot run (unless --warmup-ios), --ios is a sizing run's length (at least "
+            "20000), then fresh runs of the length it implies follow until met (off)",
         )
     r.add_argument("--force", action="store_true", help=_FORCE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")

@@ -11,9 +11,9 @@ The procedure, as JMT's sequential statistics do it, in three steps:
    and trust d* only in the first half of the series: a minimum in the second half means the
    pilot was too short to reach steady state, so the pilot is doubled (a few times), then a
    warning is given and the first half's minimum is used.
-2. **A run of n I/Os** after that warm-up, with its usual 95 % half-widths (ten batch means).
-3. **Sequential length.** The first run (``ios``, at least :data:`MIN_SIZING_IOS`) only sizes
-   the next: a half-width falls as 1/sqrt(n), so a run of n_k I/Os with relative half-width h
+2. **A sizing run** of ``ios`` I/Os (at least :data:`MIN_SIZING_IOS`) after that warm-up,
+   with its usual 95 % half-widths (ten batch means); it is never reported.
+3. **Sequential length.** A half-width falls as 1/sqrt(n), so a run of n_k I/Os with relative half-width h
    over its bound b says the bound is met from ``n_k (h / b)^2`` I/Os. That length (averaged
    over the runs so far, for the worst metric: IOPS and mean latency against ``precision``,
    p99 against :data:`P99_FACTOR` times it), times :data:`SAFETY`, is the next run's, and that

@@ -120,7 +120,7 @@ def simulate(
 
     With ``precision`` (a fraction such as 0.02, or "2%") the run decides its own length:
     the warm-up is found by MSER-5 on a pilot run (unless ``warmup_ios`` is given), ``ios`` is
-    the first run's length, and fresh runs of a longer length follow until the 95 %
+    the length of a sizing run (at least 20,000), and fresh runs follow until the 95 %
     half-widths of IOPS and mean latency are within ``precision`` of their values and p99's
     within four times that (see :mod:`iosim.precision`; ``extra["precision"]`` says what was
     done).
