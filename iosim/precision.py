@@ -13,18 +13,18 @@ The procedure, as JMT's sequential statistics do it, in three steps:
    warning is given and the first half's minimum is used.
 2. **A sizing run** of ``ios`` I/Os (at least :data:`MIN_SIZING_IOS`) after that warm-up,
    with its usual 95 % half-widths (ten batch means); it is never reported.
-3. **Sequential length.** A half-width falls as 1/sqrt(n), so a run of n_k I/Os with relative half-width h
-   over its bound b says the bound is met from ``n_k (h / b)^2`` I/Os. That length (averaged
-   over the runs so far, for the worst metric: IOPS and mean latency against ``precision``,
-   p99 against :data:`P99_FACTOR` times it), times :data:`SAFETY`, is the next run's, and that
-   run is a **fresh run** with the same seed but its own replication streams (round k draws
-   replication k), so it is independent of the runs that chose its length and its intervals
-   are those of one run of fixed length. It is reported if its half-widths meet the bounds;
-   otherwise it sizes a further run. Stopping on a run's own interval favours narrow
-   intervals, so the safety factor keeps most runs passing at the first try: the
-   400-replication coverage test measures 93-97 %. At most :data:`MAX_ROUNDS` runs, each at
-   most :data:`MAX_GROWTH` times the last; a length past :mod:`iosim.limits`' work limits is
-   refused with the estimate.
+3. **Sequential length.** A half-width falls as 1/sqrt(n), so a run of n_k I/Os with
+   relative half-width h over its bound b says the bound is met from ``n_k (h / b)^2`` I/Os.
+   That length (averaged over the runs so far, for the worst metric: IOPS and mean latency
+   against ``precision``, p99 against :data:`P99_FACTOR` times it), times :data:`SAFETY`, is
+   the next run's, and that run is a **fresh run** with the same seed but its own replication
+   streams (round k draws replication k), so it is independent of the runs that chose its
+   length and its intervals are those of one run of fixed length. It is reported if its
+   half-widths meet the bounds; otherwise it sizes a further run. Stopping on a run's own
+   interval favours narrow intervals, so the safety factor keeps most runs passing at the
+   first try: the 400-replication coverage test measures 93-97 %. At most
+   :data:`MAX_ROUNDS` runs, each at most :data:`MAX_GROWTH` times the last; a length past
+   :mod:`iosim.limits`' work limits is refused with the estimate.
 
 Same seed, same numbers: every step is deterministic.
 """
