@@ -179,3 +179,18 @@ def test_cli_sweep_with_precision(capsys):
     points = __import__("json").loads(out)
     points = points["points"] if isinstance(points, dict) and "points" in points else points
     assert len(points) == 2
+
+
+def test_a_length_past_the_work_limits_is_refused_with_its_estimate(monkeypatch):
+    from iosim import limits
+    from iosim.simulate import estimate
+
+    wl = iosim.Workload(rate_iops=500.0)
+    # a wall-time limit between the sizing run and the ~10^5 I/Os 2 % needs here
+    short = estimate(MM1, wl, ios=25_000, warmup_ios=0, engine="fast").seconds
+    long = estimate(MM1, wl, ios=100_000, warmup_ios=0, engine="fast").seconds
+    monkeypatch.setattr(limits, "MAX_WALL_S", (short + long) / 2)
+    with pytest.raises(SpecError, match=r"precision 2 %: reaching it needs about [\d,]+ I/Os "
+                       r"\(round 2\), refused: .*would take about") as err:
+        iosim.simulate(MM1, wl, seed=5, precision="2%", engine="fast", force=False)
+    assert "\n" not in str(err.value)
