@@ -94,7 +94,8 @@ _HUGE = 10**18  # numeric flags are read up to this, then judged by the work the
 _FORCE_HELP = "allow work estimated to take more than 10 minutes or 1 GiB of memory"
 
 
-def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -> None:
+def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000",
+                       precision: bool = False) -> None:
     g = p.add_argument_group("model")
     _add_stack_options(g)
     w = p.add_argument_group(
@@ -137,6 +138,14 @@ def _add_model_options(p: argparse.ArgumentParser, ios_default: str = "20000") -
         "--replications", default="1", metavar="N",
         help="independent replications, for confidence intervals (default 1)",
     )
+    if precision:
+        r.add_argument(
+            "--precision", metavar="PCT",
+            help="run until the 95 %% half-widths of IOPS and mean latency are within PCT of "
+            "their values (2%% or 0.02; p99 within 4 x PCT): the warm-up is found by MSER-5 on "
+            "a pilot run (unless --warmup-ios), --ios is a sizing run's length (at least "
+            "20000), then fresh runs of the length it implies follow until met (off)",
+        )
     r.add_argument("--force", action="store_true", help=_FORCE_HELP)
     p.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
 
@@ -219,6 +228,12 @@ def _run_kwargs(args) -> dict:
     }
     if args.warmup_ios is not None:
         kw["warmup_ios"] = _int_arg(args.warmup_ios, "--warmup-ios", 0, _HUGE)
+    if getattr(args, "precision", None) is not None:
+        from .precision import parse_precision
+
+        kw["precision"] = parse_precision(args.precision)
+        if kw["replications"] > 1:
+            raise SpecError("--precision and --replications are alternatives: give one")
     # a lower bound of the time before any stack is built (I/Os at the fast engine's speed),
     # then the hard limits of simulate()
     limits.check_ios_budget(kw["ios"], kw.get("warmup_ios", 0), kw["replications"])
@@ -311,8 +326,25 @@ def _text(r) -> str:
             + ")",
         )
     )
+    seq = (r.extra or {}).get("precision")
+    if seq:
+        rows.append(("precision", _precision_line(seq)))
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"  {k:<{width}}  {v}" for k, v in rows)
+
+
+def _precision_line(seq: dict) -> str:
+    """What a --precision run did, in one line."""
+    target = f"{100 * seq['target']:g} %"
+    done = "reached" if seq["met"] else "NOT reached"
+    runs = len(seq["rounds"])
+    if "pilot_ios" in seq:
+        warm = (f"warm-up {show_count(seq['warmup_ios'])} I/Os by MSER-5 on a "
+                f"{show_count(seq['pilot_ios'])}-I/O pilot")
+    else:
+        warm = f"warm-up {show_count(seq['warmup_ios'])} I/Os as given"
+    return (f"{target} {done} (p99: {100 * seq['p99_target']:g} %) after {runs} "
+            f"run{'s' if runs != 1 else ''}; {warm}")
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -336,7 +368,10 @@ def cmd_run(args) -> int:
 
     res = simulate(stack, wl, **kw)
     if args.json:
-        print(json.dumps(res.to_dict()))
+        out = res.to_dict()
+        if "precision" in res.extra:  # what a --precision run did (pilot, warm-up, rounds)
+            out["precision"] = res.extra["precision"]
+        print(json.dumps(out))
     else:
         print(_describe(stack, wl))
         print(f"  {_assumptions(stack, wl, res.engine)}")
@@ -1172,7 +1207,7 @@ def _add_presets_parser(sub) -> None:
 
 def _add_run_parser(sub) -> None:
     sp = sub.add_parser("run", help="simulate one workload on one stack")
-    _add_model_options(sp)
+    _add_model_options(sp, precision=True)
     sp.set_defaults(func=cmd_run)
 
 
@@ -1218,7 +1253,7 @@ def _add_sweep_parser(sub) -> None:
         choices=("json", "csv", "parquet"),
         help="output format (default: from the --output suffix; json with --json)",
     )
-    _add_model_options(sp)
+    _add_model_options(sp, precision=True)
     sp.set_defaults(func=cmd_sweep)
 
 

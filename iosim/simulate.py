@@ -114,8 +114,16 @@ def simulate(
     engine: str = "auto",
     replications: int = 1,
     force: bool | None = None,
+    precision: float | str | None = None,
 ) -> Results:
     """Simulate ``workload`` on ``stack``: ``ios`` measured completions after ``warmup_ios``.
+
+    With ``precision`` (a fraction such as 0.02, or "2%") the run decides its own length:
+    the warm-up is found by MSER-5 on a pilot run (unless ``warmup_ios`` is given), ``ios`` is
+    the length of a sizing run (at least 20,000), and fresh runs follow until the 95 %
+    half-widths of IOPS and mean latency are within ``precision`` of their values and p99's
+    within four times that (see :mod:`iosim.precision`; ``extra["precision"]`` says what was
+    done).
 
     With ``replications`` > 1 the run is repeated with independent streams and the confidence
     half-widths come from the spread between replications; otherwise from batch means.
@@ -125,17 +133,27 @@ def simulate(
     half the machine's memory is refused always.
     """
     return _simulate(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, engine=engine,
-                     replications=replications, force=force, announce=True)
+                     replications=replications, force=force, announce=True,
+                     precision=precision)
 
 
 def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, force,
-              announce: bool) -> Results:
+              announce: bool, precision=None, keep_batches: bool = False,
+              replication: int = 0) -> Results:
     workload = workload if workload is not None else Workload()
     if not isinstance(stack, Stack):
         raise SpecError(f"stack must be an iosim.Stack (got {type(stack).__name__})")
     if not isinstance(workload, Workload):
         raise SpecError(f"workload must be an iosim.Workload (got {type(workload).__name__})")
     ios, warmup_ios, seed, replications = _check(ios, warmup_ios, seed, engine, replications)
+    if precision is not None:
+        from . import precision as sequential
+
+        if replications > 1:
+            raise SpecError("precision and replications > 1 are alternatives: give one")
+        return sequential.run_to_precision(
+            stack, workload, precision=precision, ios=ios, warmup_ios=warmup_ios, seed=seed,
+            engine=engine, force=force, announce=announce)
     if warmup_ios is None:
         # devices with caches start empty: they say how many I/Os it takes to fill them
         device_warmup = int(stack.device.warmup_ios)
@@ -172,13 +190,16 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
         reps = bar = tqdm(reps, desc="replications", leave=False, file=sys.stderr)
     try:
         sims = [
-            runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed, replication=r)
+            runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
+                   replication=replication + r)
             for r in reps
         ]
     finally:
         if bar is not None:
             bar.close()
     res = _combine(sims) if replications > 1 else results_of(sims[0])
+    if keep_batches:  # the pilot of a precision run reads its batch means
+        res.extra["_batches"] = sims[0].rec.batches
     res.engine = used
     res.seed = seed
     res.replications = replications
@@ -347,17 +368,24 @@ def sweep(
     progress: bool = True,
     executor: Executor | None = None,
     force: bool | None = None,
+    precision: float | str | None = None,
 ) -> Curve:
     """Simulate every combination of the dotted keys in ``vary`` (same seed at every point, so
     differences between points are not noise). Runs on ``executor`` if given (any
     ``concurrent.futures.Executor``, e.g. a dask ``Client.get_executor()``); the results are the
     same as a serial run. A sweep estimated past :data:`iosim.limits.MAX_WALL_S` needs
-    ``force`` (see :func:`simulate`)."""
+    ``force`` (see :func:`simulate`). With ``precision`` every point decides its own length
+    (see :func:`simulate`; the estimate then covers each point's first run only)."""
     workload = workload if workload is not None else Workload()
     grid = _grid(vary or {})
     kw = dict(ios=ios, warmup_ios=warmup_ios, seed=seed, engine=engine, replications=replications)
     # validate and estimate every point before spending time on any
     kw = _check_sweep(stack, workload, grid, kw, executor, force)
+    if precision is not None:
+        from .precision import parse_precision
+
+        # each point's later rounds face the work limits as a single run does
+        kw.update(precision=parse_precision(precision, "precision"), force=force)
     jobs = [(stack, workload, point, kw) for point in grid]
     bar = None
     if progress:

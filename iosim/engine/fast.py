@@ -72,7 +72,7 @@ from ..stack import Stack
 from ..workload import Workload
 from . import fast_hdd as fh
 from .jit import announce_compile
-from .recorder import Batches, LogHist, TimeAvg, bucket_index
+from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
 from .summary import results_of
 from .trace_source import TraceSource
 
@@ -2035,7 +2035,7 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         raise ValueError(f"the fast engine cannot run this stack: {reason}")
     iocap = None
     atcap_factor = 2
-    batches = Batches(ios)  # the reference's batch layout; the kernel fills its arrays
+    batches = batches_for(ios)  # the reference's batch layout; the kernel fills its arrays
     for _ in range(40):
         args = _prepare(stack, workload, ios, warmup_ios, seed, replication, iocap, atcap_factor,
                         batches, trace)

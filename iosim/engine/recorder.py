@@ -13,12 +13,15 @@ Everything resets at the end of warm-up (``start``), so statistics cover the mea
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
 
 import numpy as np
 
-__all__ = ["LogHist", "TimeAvg", "Batches", "SUB_BUCKETS", "DEFAULT_BATCHES", "ci95_halfwidth"]
+__all__ = ["LogHist", "TimeAvg", "Batches", "SUB_BUCKETS", "DEFAULT_BATCHES", "ci95_halfwidth",
+           "batches_for", "fixed_batch_size"]
 
 SUB_BUCKETS = 64
 # Ten batches: with fewer, longer batches the batch means are closer to independent and
@@ -232,3 +235,28 @@ class Batches:
         ranks = np.maximum(np.ceil(q / 100.0 * self.counts[ok]), 1)
         idx = np.array([np.searchsorted(c, r) for c, r in zip(cum, ranks, strict=True)])
         return ci95_halfwidth(bucket_mid_s(idx))
+
+
+# The batch size a run's Batches use instead of DEFAULT_BATCHES equal batches: set only for the
+# pilot run of ``simulate(precision=...)``, whose completions are wanted as means of 5 for MSER-5.
+_BATCH_SIZE: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "iosim_batch_size", default=None)
+
+
+def batches_for(total: int) -> Batches:
+    """The Batches both engines build for a run of ``total`` measured completions: ten equal
+    batches, or inside :func:`fixed_batch_size` batches of that many completions."""
+    size = _BATCH_SIZE.get()
+    if size is None:
+        return Batches(total)
+    return Batches(total, nbatch=max(1, total // size))
+
+
+@contextlib.contextmanager
+def fixed_batch_size(size: int):
+    """Within this block, runs record their completions as batches of ``size`` (the pilot)."""
+    token = _BATCH_SIZE.set(int(size))
+    try:
+        yield
+    finally:
+        _BATCH_SIZE.reset(token)

@@ -22,7 +22,7 @@ from ..rng import Streams
 from ..spec import UnstableError
 from ..stack import Stack
 from ..workload import Workload
-from .recorder import Batches, LogHist, TimeAvg
+from .recorder import LogHist, TimeAvg, batches_for
 from .simpy_devices import make_device
 from .trace_source import TraceSource
 
@@ -77,7 +77,7 @@ class Recorder:
         self.below_out = TimeAvg()  # requests dispatched to a path (for %util)
         self.device_out = TimeAvg()  # requests at the device
         self.busy_units = TimeAvg()  # device units in service
-        self.batches = Batches(measure_ios)
+        self.batches = batches_for(measure_ios)
         self.levels = (
             self.host_out,
             self.block_out,
