@@ -182,7 +182,7 @@ def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
     if not missing:
         return []
     span = missing[0].workload.span_bytes
-    cap = getattr(base_stack.device, "capacity_bytes", None)
+    cap = base_stack.device.capacity_bytes  # the family interface: None when it has no size
     of_disk = ""
     if cap and math.isfinite(cap) and cap > 0:
         of_disk = f", {min(span / cap, 1.0):.0%} of the model disk's capacity"
