@@ -26,7 +26,7 @@ def _coverage(stack, wl, checks, ios):
         for name, (exact, value, half) in checks.items():
             est, hw = getattr(r, value), getattr(r, half)
             hits[name] += abs(est - exact) <= hw
-    return {name: h / N_PRECISION_REPS for name, h in hits.items()}
+    return {name: h / N_REPS for name, h in hits.items()}
 
 
 def test_closed_loop_mean_intervals_cover_exact_mva():
