@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -188,12 +189,16 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
         from tqdm.auto import tqdm
 
         reps = bar = tqdm(reps, desc="replications", leave=False, file=sys.stderr)
+    one_long = announce and replications == 1 and est.seconds > limits.ANNOUNCE_WALL_S
+    watch = (fast_engine.progress_bar(ios + warmup_ios) if one_long and used == "fast"
+             else contextlib.nullcontext())
     try:
-        sims = [
-            runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
-                   replication=replication + r)
-            for r in reps
-        ]
+        with watch:  # a long single run on the fast engine shows its completions
+            sims = [
+                runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
+                       replication=replication + r)
+                for r in reps
+            ]
     finally:
         if bar is not None:
             bar.close()

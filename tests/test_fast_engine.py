@@ -158,3 +158,21 @@ def test_ssd_runs_reads_and_writes_and_says_why_not_for_empirical_programs(tmp_p
     samples.write_text("0.5ms\n1ms\n")
     emp = Stack(device=SsdDevice(program_s=parse_dist(f"empirical:{samples}")))
     assert "empirical" in supports(emp, Workload())
+
+
+def test_a_long_fast_run_reports_its_progress_without_changing_it(monkeypatch):
+    """A run announced as long reports its completions from the compiled loop (numba object
+    mode) every PROGRESS_EVERY completions; the numbers are those of a silent run."""
+    import iosim
+    from iosim import limits
+    from iosim.engine import fast
+
+    stack, wl = iosim.presets.load("allflash-lun")
+    quiet = iosim.simulate(stack, wl, ios=5000, warmup_ios=500, seed=3, engine="fast")
+    monkeypatch.setattr(limits, "ANNOUNCE_WALL_S", 0.0)  # every run counts as long
+    monkeypatch.setattr(fast, "PROGRESS_EVERY", 1000)
+    ticks = []
+    monkeypatch.setattr(fast, "_progress_tick", lambda done: ticks.append(int(done)))
+    loud = iosim.simulate(stack, wl, ios=5000, warmup_ios=500, seed=3, engine="fast")
+    assert ticks == [1000, 2000, 3000, 4000, 5000]  # 5,500 completions in all
+    assert loud.to_dict() == quiet.to_dict()

@@ -40,10 +40,12 @@ Public: :func:`supports`, :func:`run_fast` (a :class:`~iosim.results.Results`) a
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -285,6 +287,34 @@ MAX_OPEN_BACKLOG = 1 << 20
 COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
 
 
+# -- progress of one long run --------------------------------------------------------------------
+# A run that ``iosim.limits`` announced as long reports its completions every PROGRESS_EVERY
+# (from compiled code, through numba's object mode) to the bar ``progress_bar`` installs.
+PROGRESS_EVERY = 1 << 20
+_PROGRESS: dict = {"bar": None}
+
+
+def _progress_tick(done: int) -> None:
+    bar = _PROGRESS["bar"]
+    if bar is not None:
+        bar.update(int(done) - bar.n)
+
+
+@contextlib.contextmanager
+def progress_bar(total: int, desc: str = "simulating"):
+    """Within this block, fast-engine runs show their completions on a tqdm bar (stderr)."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=desc, unit=" I/Os", unit_scale=True, leave=False,
+               file=sys.stderr)
+    _PROGRESS["bar"] = bar
+    try:
+        yield bar
+    finally:
+        _PROGRESS["bar"] = None
+        bar.close()
+
+
 # -- the compiled event loop ---------------------------------------------------------------------
 # The helpers are closures over the kernel's arrays, taking only scalars: numba inlines them
 # without reference counting the arrays at each call (which cost ~45 % of the run time when
@@ -295,8 +325,8 @@ COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
  P_NR_ON, P_NR, P_QD, P_NPATHS, P_POLICY, P_FAULTS, P_LINK_FINITE, P_IOS, P_WARMUP, P_NBATCH,
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
  P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
- P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP, P_TRACE) = range(41)
-NIP = 41
+ P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP, P_TRACE, P_PROGRESS) = range(42)
+NIP = 42
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
@@ -408,6 +438,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     prog2_b = fp[F_PROG2_B]
     # trace replay: the I/Os come from the tr_* arrays, in order (TraceSource)
     tr_mode = ip[P_TRACE]
+    progress_every = ip[P_PROGRESS]  # completions between progress reports (0: none)
     tr_n = tr_arr.shape[0] if tr_mode != TR_NONE else 0
     tr_speed = fp[F_SPEED]
     tr_next = 0
@@ -1446,6 +1477,10 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 k = -1
                 if io_parts[io] == 0:  # ---- complete(io)
                     tot[T_COMPLETED] += 1
+                    if progress_every > 0 and tot[T_COMPLETED] % progress_every == 0:
+                        done = tot[T_COMPLETED]
+                        with numba.objmode():  # a long run reports to Python now and then
+                            _progress_tick(done)
                     level(L_HOST, now, -1)
                     if measuring:
                         lat = now - io_t[io]
@@ -1922,6 +1957,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_HDD if hdd else DEV_GENERIC
     ip[P_SVC2_CODE] = svc2_code
     ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
+    ip[P_PROGRESS] = PROGRESS_EVERY if _PROGRESS["bar"] is not None else 0
     fp = np.zeros(NFP)
     fp[F_SPEED] = 1.0 if trace is None else trace.speed
     fp[F_THINK] = wl.thinktime_s if not (wl.open_loop or validate) else 0.0
