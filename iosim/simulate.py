@@ -15,6 +15,7 @@ import numpy as np
 
 from . import limits
 from .engine import fast as fast_engine
+from .engine.progress import progress_bar
 from .engine.recorder import LogHist, ci95_halfwidth
 from .engine.simpy_engine import Simulation, run_simpy
 from .engine.summary import fill_latency, results_of
@@ -190,10 +191,9 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
 
         reps = bar = tqdm(reps, desc="replications", leave=False, file=sys.stderr)
     one_long = announce and replications == 1 and est.seconds > limits.ANNOUNCE_WALL_S
-    watch = (fast_engine.progress_bar(ios + warmup_ios) if one_long and used == "fast"
-             else contextlib.nullcontext())
+    watch = progress_bar(ios + warmup_ios) if one_long else contextlib.nullcontext()
     try:
-        with watch:  # a long single run on the fast engine shows its completions
+        with watch:  # a long single run shows its completions
             sims = [
                 runner(stack, workload, ios=ios, warmup_ios=warmup_ios, seed=seed,
                        replication=replication + r)

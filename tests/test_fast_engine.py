@@ -172,7 +172,24 @@ def test_a_long_fast_run_reports_its_progress_without_changing_it(monkeypatch):
     monkeypatch.setattr(limits, "ANNOUNCE_WALL_S", 0.0)  # every run counts as long
     monkeypatch.setattr(fast, "PROGRESS_EVERY", 1000)
     ticks = []
-    monkeypatch.setattr(fast, "_progress_tick", lambda done: ticks.append(int(done)))
+    monkeypatch.setattr(fast.progress, "tick", lambda done: ticks.append(int(done)))
     loud = iosim.simulate(stack, wl, ios=5000, warmup_ios=500, seed=3, engine="fast")
     assert ticks == [1000, 2000, 3000, 4000, 5000]  # 5,500 completions in all
+    assert loud.to_dict() == quiet.to_dict()
+
+
+def test_a_long_simpy_run_reports_its_progress_without_changing_it(monkeypatch):
+    """The reference engine ticks the same bar from its completion handler."""
+    import iosim
+    from iosim import limits
+    from iosim.engine import progress, simpy_engine
+
+    stack, wl = iosim.presets.load("raid0-12x-hdd-wbc")  # a RAID: SimPy only
+    quiet = iosim.simulate(stack, wl, ios=3000, warmup_ios=100, seed=3, engine="simpy")
+    monkeypatch.setattr(limits, "ANNOUNCE_WALL_S", 0.0)
+    monkeypatch.setattr(simpy_engine, "PROGRESS_EVERY", 1000)
+    ticks = []
+    monkeypatch.setattr(progress, "tick", lambda done: ticks.append(int(done)))
+    loud = iosim.simulate(stack, wl, ios=3000, warmup_ios=100, seed=3, engine="simpy")
+    assert ticks == [1000, 2000, 3000]  # 3,100 completions in all
     assert loud.to_dict() == quiet.to_dict()

@@ -40,12 +40,10 @@ Public: :func:`supports`, :func:`run_fast` (a :class:`~iosim.results.Results`) a
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -73,6 +71,7 @@ from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
 from . import fast_hdd as fh
+from . import progress
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
 from .summary import results_of
@@ -288,31 +287,13 @@ COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
 
 
 # -- progress of one long run --------------------------------------------------------------------
-# A run that ``iosim.limits`` announced as long reports its completions every PROGRESS_EVERY
-# (from compiled code, through numba's object mode) to the bar ``progress_bar`` installs.
+# A run shown on a progress bar (``engine.progress``) reports its completions every
+# PROGRESS_EVERY from the compiled loop, through numba's object mode.
 PROGRESS_EVERY = 1 << 20
-_PROGRESS: dict = {"bar": None}
 
 
 def _progress_tick(done: int) -> None:
-    bar = _PROGRESS["bar"]
-    if bar is not None:
-        bar.update(int(done) - bar.n)
-
-
-@contextlib.contextmanager
-def progress_bar(total: int, desc: str = "simulating"):
-    """Within this block, fast-engine runs show their completions on a tqdm bar (stderr)."""
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, desc=desc, unit=" I/Os", unit_scale=True, leave=False,
-               file=sys.stderr)
-    _PROGRESS["bar"] = bar
-    try:
-        yield bar
-    finally:
-        _PROGRESS["bar"] = None
-        bar.close()
+    progress.tick(done)
 
 
 # -- the compiled event loop ---------------------------------------------------------------------
@@ -1957,7 +1938,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_HDD if hdd else DEV_GENERIC
     ip[P_SVC2_CODE] = svc2_code
     ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
-    ip[P_PROGRESS] = PROGRESS_EVERY if _PROGRESS["bar"] is not None else 0
+    ip[P_PROGRESS] = PROGRESS_EVERY if progress.active() else 0
     fp = np.zeros(NFP)
     fp[F_SPEED] = 1.0 if trace is None else trace.speed
     fp[F_THINK] = wl.thinktime_s if not (wl.open_loop or validate) else 0.0

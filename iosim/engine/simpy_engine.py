@@ -22,6 +22,7 @@ from ..rng import Streams
 from ..spec import UnstableError
 from ..stack import Stack
 from ..workload import Workload
+from . import progress
 from .recorder import LogHist, TimeAvg, batches_for
 from .simpy_devices import make_device
 from .trace_source import TraceSource
@@ -31,6 +32,8 @@ __all__ = ["run_simpy", "IO", "Request", "MAX_OPEN_BACKLOG"]
 # In open loop, this many I/Os in flight means the arrival rate exceeds what the stack serves
 # (about 1-2 KB of SimPy state each: the cap keeps a run that went wrong under ~200 MB).
 MAX_OPEN_BACKLOG = 100_000
+# completions between progress reports of a long run (engine.progress)
+PROGRESS_EVERY = 1 << 12
 
 
 @dataclass(eq=False, slots=True)
@@ -418,6 +421,8 @@ class Simulation:
             self.duplicates += 1
             return
         self.completed += 1
+        if self.completed % PROGRESS_EVERY == 0 and progress.active():
+            progress.tick(self.completed)  # a long run's bar; changes nothing simulated
         rec.host_out.change(env.now, -1)
         if self.trace is not None:
             self.trace.latency_s[io.id - 1] = env.now - io.t_issue
