@@ -9,9 +9,10 @@ engines, which share no random numbers, agree within their confidence intervals.
 """
 
 import math
-from dataclasses import fields, replace
+from dataclasses import replace
 
 import pytest
+from equality import both, differences
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -194,21 +195,8 @@ for _name in presets.names():
         MATRIX[f"preset-{_name}"] = (_stack, _wl)
 
 
-def both(stack, wl, *, ios, warmup_ios, seed):
-    ref = results_of(run_simpy(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed))
-    fast = run_fast(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed)
-    return ref, fast
 
 
-def differences(a, b) -> list:
-    out = []
-    for f in fields(a):
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        if isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
-            continue
-        if x != y:
-            out.append((f.name, x, y))
-    return out
 
 
 def test_matrix_is_large_and_runs_on_the_fast_engine():

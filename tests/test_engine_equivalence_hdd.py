@@ -8,11 +8,11 @@ streams, so every figure of the Results is identical, counters included, on ever
 on generated HDD stacks.
 """
 
-import math
-from dataclasses import fields, replace
+from dataclasses import replace
 
 import numpy as np
 import pytest
+from equality import both, differences
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +20,6 @@ from iosim import presets
 from iosim.devices.hdd import HddDevice
 from iosim.engine.fast import run_fast, supports
 from iosim.engine.simpy_engine import run_simpy
-from iosim.engine.summary import results_of
 from iosim.replay import replay
 from iosim.simulate import open_loop_capacity_iops, simulate
 from iosim.spec import SpecError
@@ -31,21 +30,8 @@ from iosim.workload import Workload
 HDD_PRESETS = [n for n in presets.names() if presets.load(n)[0].device.kind == "hdd"]
 
 
-def both(stack, wl, *, ios, warmup_ios, seed):
-    ref = results_of(run_simpy(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed))
-    fast = run_fast(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed)
-    return ref, fast
 
 
-def differences(a, b) -> list:
-    out = []
-    for f in fields(a):
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        if isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
-            continue
-        if f.name != "engine" and x != y:
-            out.append((f.name, x, y))
-    return out
 
 
 def preset_disk(name, **changes):

@@ -5,11 +5,11 @@ Atlas 10K validation replay is at the end.
 """
 
 import math
-from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
 import pytest
+from equality import differences
 
 from iosim import presets
 from iosim.devices import GenericDevice
@@ -151,15 +151,6 @@ STACKS = {
 }
 
 
-def differences(a, b) -> list:
-    out = []
-    for f in fields(a):
-        x, y = getattr(a, f.name), getattr(b, f.name)
-        if isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
-            continue
-        if f.name != "engine" and x != y:
-            out.append((f.name, x, y))
-    return out
 
 
 @pytest.mark.parametrize("name", sorted(STACKS))
