@@ -70,6 +70,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ..spec import Spec, SpecError, fld
 from ..units import show_size
 from .base import DeviceFamily
@@ -79,6 +81,9 @@ __all__ = [
     "RAID_LEVELS",
     "raid_map",
     "raid_map_tagged",
+    "raid_plan",
+    "raid_plan_rows",
+    "raid_level_code",
     "raid_member_span",
     "raid_rebuild_reads",
     "raid_row_end",
@@ -111,31 +116,6 @@ def raid_max_iops(level: str, members: int, member_iops: float, read_fraction: f
     penalty = members if level == "1" else raid_write_penalty(level)
     cost = read_fraction + (1.0 - read_fraction) * penalty
     return members * member_iops / cost
-
-
-def _parity_layout(level: str, n: int, row: int) -> tuple[list[int], list[int]]:
-    """(data members in order, parity members) of a row: left-symmetric rotation."""
-    if level == "5":
-        p = (n - 1) - (row % n)
-        return [(p + 1 + j) % n for j in range(n - 1)], [p]
-    p = (n - 1) - (row % n)
-    q = (p + 1) % n
-    return [(q + 1 + j) % n for j in range(n - 2)], [p, q]
-
-
-def _pieces(offset: float, size: float, su: float):
-    """Split [offset, offset+size) at stripe-unit boundaries: (unit index, offset in unit,
-    bytes)."""
-    out = []
-    end = offset + size
-    pos = offset
-    while pos < end:
-        unit = int(pos // su)
-        within = pos - unit * su
-        n = min(su - within, end - pos)
-        out.append((unit, within, n))
-        pos += n
-    return out
 
 
 def _units_per_row(level: str, n: int) -> int:
@@ -177,50 +157,228 @@ def raid_rebuild_reads(level: str, members: int, failed: int, offset: float, siz
     return [(m, offset, size) for m in range(n) if m != failed]
 
 
-def _parity_row(level: str, n: int, su: float, row: int, parts, is_read: bool, failed: int
-                ) -> tuple[list[TaggedIO], list[TaggedIO]]:
-    """Member I/Os of the pieces ``parts`` [(data index, offset in unit, bytes)] of one row."""
-    data, parity = _parity_layout(level, n, row)
-    ndata = len(data)
+# -- the member-I/O plan of one request, on numbers and arrays ----------------------------------
+# Written once: the SimPy model calls these as Python (through raid_map_tagged), the fast engine
+# compiles the very same functions with numba (iosim.engine.fast_raid). A plan is two float
+# arrays, reads and writes, one row per member I/O with the columns below, in issue order.
+
+IO_MEMBER, IO_OFF, IO_BYTES, IO_TAG = range(4)
+NIO = 4
+
+
+def raid_plan_rows(members: int, stripe_unit_bytes: float, size: float) -> int:
+    """Rows a plan array needs for a request of ``size`` bytes: at most ``members`` member
+    I/Os of each kind per stripe-unit piece, and at most ``size // su + 2`` pieces."""
+    return (int(size // stripe_unit_bytes) + 2) * members
+
+
+def raid_level_code(level: str) -> int:
+    """The level as the number the plan functions take (0, 1, 10, 5, 6)."""
+    return int(level)
+
+
+def _put(out, i, m, off, nb, tag):
+    out[i, IO_MEMBER] = m
+    out[i, IO_OFF] = off
+    out[i, IO_BYTES] = nb
+    out[i, IO_TAG] = tag
+    return i + 1
+
+
+def _row_member(level, n, row, j):
+    """Member holding data index ``j`` (0 .. ndata - 1) or, from ``ndata`` on, the parity
+    units (P, then Q) of a row: left-symmetric rotation."""
+    p = (n - 1) - (row % n)
+    ndata = n - 1 if level == 5 else n - 2
+    if j >= ndata:
+        return (p + (j - ndata)) % n
+    first = p + 1 if level == 5 else p + 2
+    return (first + j) % n
+
+
+def _parity_row_plan(level, n, su, row, pc, i0, i1, is_read, failed, rd, nr, wr, nw):
+    """Member I/Os of the pieces ``pc[i0:i1]`` (data index, offset in unit, bytes) of one
+    row, appended to ``rd``/``wr`` from rows ``nr``/``nw``; returns the new counts."""
     base = row * su
-    reads: list[TaggedIO] = []
-    writes: list[TaggedIO] = []
     if is_read:
-        for j, within, nb in parts:
-            m = data[j]
+        for i in range(i0, i1):
+            j = int(pc[i, 0])
+            m = _row_member(level, n, row, j)
             if m != failed:
-                reads.append((m, base + within, nb, False))
+                nr = _put(rd, nr, m, base + pc[i, 1], pc[i, 2], 0.0)
             else:  # reconstruct from every survivor of the row
-                reads.extend((o, base + within, nb, True)
-                             for o in data + parity if o != failed)
-        return reads, writes
-    full = len(parts) == ndata and all(w == 0 and nb == su for _, w, nb in parts)
-    if full:
-        writes.extend((m, base, su, False) for m in data + parity if m != failed)
-    else:
-        # partial row: the parity range is the union of the touched ranges
-        lo = min(w for _, w, _ in parts)
-        hi = max(w + nb for _, w, nb in parts)
-        touched = {data[j] for j, _, _ in parts}
-        untouched = [m for m in data if m not in touched]
-        alive_parity = [p for p in parity if p != failed]
-        if not alive_parity:
-            pass  # RAID 5 whose parity member failed: just write the data
-        elif failed in touched or (failed not in untouched
-                                   and len(untouched) < len(parts) + len(alive_parity)):
-            # reconstruct-write: read what is not being written, write data and parity (the
-            # only way when the old data is on the failed member)
-            reads.extend((m, base + lo, hi - lo, False) for m in untouched)
-        else:  # read-modify-write (the only way when an untouched member failed)
-            reads.extend((data[j], base + w, nb, False) for j, w, nb in parts)
-            reads.extend((p, base + lo, hi - lo, False) for p in alive_parity)
-        writes.extend((data[j], base + w, nb, False) for j, w, nb in parts if data[j] != failed)
-        writes.extend((p, base + lo, hi - lo, False) for p in parity if p != failed)
-    if failed >= 0 and failed in data + parity:
-        if (reads, writes) != _parity_row(level, n, su, row, parts, False, -1):
-            reads = [(m, o, b, True) for m, o, b, _ in reads]
-            writes = [(m, o, b, True) for m, o, b, _ in writes]
-    return reads, writes
+                for jj in range(n):
+                    o = _row_member(level, n, row, jj)
+                    if o != failed:
+                        nr = _put(rd, nr, o, base + pc[i, 1], pc[i, 2], 1.0)
+        return nr, nw
+    r0, w0 = nr, nw
+    nr, nw = _write_row_plan(level, n, su, row, pc, i0, i1, failed, rd, nr, wr, nw)
+    if failed >= 0:  # tag the row's I/Os when the failure changed its plan (every member
+        # holds a unit of every row)
+        hr = np.empty((2 * n, NIO))
+        hw = np.empty((2 * n, NIO))
+        hnr, hnw = _write_row_plan(level, n, su, row, pc, i0, i1, -1, hr, 0, hw, 0)
+        same = hnr == nr - r0 and hnw == nw - w0
+        for i in range(min(hnr, nr - r0) if same else 0):
+            for c in range(3):
+                same = same and hr[i, c] == rd[r0 + i, c]
+        for i in range(min(hnw, nw - w0) if same else 0):
+            for c in range(3):
+                same = same and hw[i, c] == wr[w0 + i, c]
+        if not same:
+            for i in range(r0, nr):
+                rd[i, IO_TAG] = 1.0
+            for i in range(w0, nw):
+                wr[i, IO_TAG] = 1.0
+    return nr, nw
+
+
+def _write_row_plan(level, n, su, row, pc, i0, i1, failed, rd, nr, wr, nw):
+    """A write's member I/Os in one row, untagged: a full-stripe write, or a partial one."""
+    ndata = n - 1 if level == 5 else n - 2
+    full = i1 - i0 == ndata
+    for i in range(i0, i1):
+        if pc[i, 1] != 0 or pc[i, 2] != su:
+            full = False
+    if not full:
+        return _partial_row_plan(level, n, su, row, pc, i0, i1, failed, rd, nr, wr, nw)
+    for jj in range(n):
+        m = _row_member(level, n, row, jj)
+        if m != failed:
+            nw = _put(wr, nw, m, row * su, su, 0.0)
+    return nr, nw
+
+
+def _partial_row_plan(level, n, su, row, pc, i0, i1, failed, rd, nr, wr, nw):
+    """A write covering part of a row: read-modify-write or reconstruct-write."""
+    ndata = n - 1 if level == 5 else n - 2
+    base = row * su
+    nparts = i1 - i0
+    # a partial row: the parity range is the union of the touched ranges; the touched data
+    # indices are j0 .. j1 (consecutive pieces)
+    j0, j1 = int(pc[i0, 0]), int(pc[i1 - 1, 0])
+    lo, hi = pc[i0, 1], pc[i0, 1] + pc[i0, 2]
+    for i in range(i0, i1):
+        lo = min(lo, pc[i, 1])
+        hi = max(hi, pc[i, 1] + pc[i, 2])
+    fj = -1  # the failed member's index in the row (data, then parity), -1 for none
+    for jj in range(n):
+        if _row_member(level, n, row, jj) == failed:
+            fj = jj
+    failed_touched = j0 <= fj <= j1
+    failed_untouched = 0 <= fj < ndata and not failed_touched
+    nparity = n - ndata
+    alive_parity = nparity - (1 if fj >= ndata else 0)
+    untouched = ndata - nparts
+    if alive_parity == 0:
+        pass  # RAID 5 whose parity member failed: just write the data
+    elif failed_touched or (not failed_untouched and untouched < nparts + alive_parity):
+        # reconstruct-write: read what is not being written, write data and parity (the only
+        # way when the old data is on the failed member)
+        for jj in range(ndata):
+            if jj < j0 or jj > j1:
+                nr = _put(rd, nr, _row_member(level, n, row, jj), base + lo, hi - lo, 0.0)
+    else:  # read-modify-write (the only way when an untouched member failed)
+        for i in range(i0, i1):
+            nr = _put(rd, nr, _row_member(level, n, row, int(pc[i, 0])), base + pc[i, 1],
+                      pc[i, 2], 0.0)
+        for jj in range(ndata, n):
+            if jj != fj:
+                nr = _put(rd, nr, _row_member(level, n, row, jj), base + lo, hi - lo, 0.0)
+    for i in range(i0, i1):
+        if int(pc[i, 0]) != fj:
+            nw = _put(wr, nw, _row_member(level, n, row, int(pc[i, 0])), base + pc[i, 1],
+                      pc[i, 2], 0.0)
+    for jj in range(ndata, n):
+        if jj != fj:
+            nw = _put(wr, nw, _row_member(level, n, row, jj), base + lo, hi - lo, 0.0)
+    return nr, nw
+
+
+def _pieces_of(offset, size, su):
+    """[offset, offset + size) cut at stripe-unit boundaries: rows (unit, offset in unit,
+    bytes)."""
+    pc = np.empty((int(size // su) + 2, 3))
+    n = 0
+    end = offset + size
+    pos = offset
+    while pos < end:
+        unit = int(pos // su)
+        within = pos - unit * su
+        nb = min(su - within, end - pos)
+        pc[n, 0] = unit
+        pc[n, 1] = within
+        pc[n, 2] = nb
+        n += 1
+        pos += nb
+    return pc, n
+
+
+def _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, rd, wr):
+    """RAID 1 (every member a mirror) and RAID 10 (RAID 0 over mirrored pairs)."""
+    nr = 0
+    nw = 0
+    for k in range(npc):
+        unit = int(pc[k, 0])
+        if level == 1:
+            g0, glen, moff = 0, n, unit * su + pc[k, 1]
+        else:
+            pairs = n // 2
+            g0, glen = 2 * (unit % pairs), 2
+            moff = (unit // pairs) * su + pc[k, 1]
+        in_group = g0 <= failed < g0 + glen
+        alive = glen - (1 if in_group else 0)
+        if is_read:
+            turn = read_turn + k + unit
+            hit = in_group and g0 + turn % glen == failed
+            i = turn % alive
+            m = g0 + i
+            if in_group and m >= failed:  # the i-th member of the group that is alive
+                m += 1
+            nr = _put(rd, nr, m, moff, pc[k, 2], 1.0 if hit else 0.0)
+        else:
+            for m in range(g0, g0 + glen):
+                if m != failed:
+                    nw = _put(wr, nw, m, moff, pc[k, 2], 1.0 if in_group else 0.0)
+    return nr, nw
+
+
+def raid_plan(level, n, su, offset, size, is_read, failed, read_turn, rd, wr):
+    """The member I/Os of one request: reads into ``rd``, then the writes that depend on them
+    into ``wr`` (rows :func:`raid_plan_rows` long at least; columns ``IO_*``, the tag 1.0 when
+    the failure caused or changed the I/O); returns (reads, writes). ``level`` is
+    :func:`raid_level_code`'s number, ``failed`` a failed member (-1 for none), ``read_turn``
+    picks the mirror of a RAID 1/10 read."""
+    pc, npc = _pieces_of(offset, size, su)
+    if level == 0:
+        nr = 0
+        nw = 0
+        for k in range(npc):
+            unit = int(pc[k, 0])
+            moff = (unit // n) * su + pc[k, 1]
+            if is_read:
+                nr = _put(rd, nr, unit % n, moff, pc[k, 2], 0.0)
+            else:
+                nw = _put(wr, nw, unit % n, moff, pc[k, 2], 0.0)
+        return nr, nw
+    if level == 1 or level == 10:
+        return _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, rd, wr)
+    # parity levels: the pieces of one row go together, rows in order
+    ndata = n - 1 if level == 5 else n - 2
+    nr = 0
+    nw = 0
+    i0 = 0
+    while i0 < npc:
+        row = int(pc[i0, 0]) // ndata
+        i1 = i0
+        while i1 < npc and int(pc[i1, 0]) // ndata == row:
+            pc[i1, 0] = int(pc[i1, 0]) % ndata  # from here on: the data index in the row
+            i1 += 1
+        nr, nw = _parity_row_plan(level, n, su, row, pc, i0, i1, is_read, failed, rd, nr, wr,
+                                  nw)
+        i0 = i1
+    return nr, nw
 
 
 def raid_map_tagged(level: str, members: int, stripe_unit_bytes: float, offset: float,
@@ -229,41 +387,18 @@ def raid_map_tagged(level: str, members: int, stripe_unit_bytes: float, offset: 
     """:func:`raid_map` with a fourth element per member I/O: True when the failure caused it
     or changed it (a reconstruct read of a unit on the failed member; a mirror read that would
     have gone to the failed member; the I/Os of a write whose row or mirror pair lost a
-    member)."""
-    n, su = members, stripe_unit_bytes
-    reads: list[TaggedIO] = []
-    writes: list[TaggedIO] = []
-    pieces = _pieces(offset, size, su)
-    if level == "0":
-        for unit, within, nb in pieces:
-            m = unit % n
-            (reads if is_read else writes).append((m, (unit // n) * su + within, nb, False))
-        return reads, writes
-    if level in ("1", "10"):
-        for k, (unit, within, nb) in enumerate(pieces):
-            if level == "1":
-                group, moff = list(range(n)), unit * su + within
-            else:
-                pairs = n // 2
-                pair = unit % pairs
-                group, moff = [2 * pair, 2 * pair + 1], (unit // pairs) * su + within
-            alive = [m for m in group if m != failed]
-            if is_read:
-                hit = group[(read_turn + k + unit) % len(group)] == failed
-                reads.append((alive[(read_turn + k + unit) % len(alive)], moff, nb, hit))
-            else:
-                writes.extend((m, moff, nb, failed in group) for m in alive)
-        return reads, writes
-    # parity levels
-    ndata = _units_per_row(level, n)
-    rows: dict[int, list[tuple[int, float, float]]] = {}
-    for unit, within, nb in pieces:
-        rows.setdefault(unit // ndata, []).append((unit % ndata, within, nb))
-    for row, parts in rows.items():
-        r, w = _parity_row(level, n, su, row, parts, is_read, failed)
-        reads.extend(r)
-        writes.extend(w)
-    return reads, writes
+    member). Python lists of :func:`raid_plan`'s arrays."""
+    rows = raid_plan_rows(members, stripe_unit_bytes, size)
+    rd = np.empty((rows, NIO))
+    wr = np.empty((rows, NIO))
+    nr, nw = raid_plan(raid_level_code(level), members, float(stripe_unit_bytes),
+                       float(offset), float(size), bool(is_read), failed, read_turn, rd, wr)
+    return _as_list(rd, nr), _as_list(wr, nw)
+
+
+def _as_list(plan, n) -> list[TaggedIO]:
+    return [(int(plan[i, IO_MEMBER]), float(plan[i, IO_OFF]), float(plan[i, IO_BYTES]),
+             bool(plan[i, IO_TAG])) for i in range(n)]
 
 
 def raid_map(level: str, members: int, stripe_unit_bytes: float, offset: float, size: float,

@@ -1,0 +1,33 @@
+"""RAID's decisions for the fast engine: the member-I/O plan of a request, compiled.
+
+The plan is :func:`iosim.devices.raid.raid_plan` and its helpers, the very functions the SimPy
+model calls (through ``raid_map_tagged``), compiled with numba: each is rebuilt from its own
+code with the compiled helpers in place of the Python ones, so nothing is copied. The event
+plumbing (the fork-join of member I/Os, the controller cache, coalescing) lives in
+:mod:`iosim.engine.fast`'s kernel.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numba
+
+from ..devices import raid as _raid
+
+
+def _compiled(fn, deps: dict):
+    """``fn`` compiled, its calls to the functions named in ``deps`` going to their compiled
+    forms."""
+    g = dict(fn.__globals__)
+    g.update(deps)
+    return numba.njit(types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__))
+
+
+_deps: dict = {}
+for _name in ("_put", "_row_member", "_pieces_of", "_partial_row_plan", "_write_row_plan",
+              "_parity_row_plan", "_mirror_plan", "raid_plan"):
+    _deps[_name] = _compiled(getattr(_raid, _name), _deps)
+
+#: raid_plan(level, n, su, offset, size, is_read, failed, read_turn, rd, wr) -> (reads, writes)
+plan = _deps["raid_plan"]
