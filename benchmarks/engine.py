@@ -43,9 +43,26 @@ def reference(numjobs: int = 10):
 
 def device_stacks():
     """One preset per device family the fast engine runs beyond the generic device: (label,
-    key, (stack, workload)). The disk: hdd-7200 (SPTF, NCQ) with 32 outstanding random reads."""
+    key, (stack, workload)). The disk: hdd-7200 (SPTF, NCQ) with 32 outstanding random reads;
+    RAID: a RAID 5 of six such disks and E8's RAID 0 of 12 disks with the controller's
+    write-back cache and coalescing, 16 jobs each."""
     stack, wl = presets.load("hdd-7200")
     yield "hdd-7200 SPTF QD 32", "hdd", (stack, replace(wl, numjobs=32))
+    yield "RAID 5 of 6 hdd-7200, 16 writers", "raid5_hdd", raid5_of_disks(16)
+    e8, e8_wl = presets.load("raid0-12x-hdd-wbc")
+    yield "raid0-12x-hdd-wbc, numjobs 16", "raid0_wbc", (e8, replace(e8_wl, numjobs=16))
+
+
+def raid5_of_disks(numjobs: int):
+    """Notebook 05's RAID: RAID 5 of six hdd-7200 disks (FIFO), no controller cache, under the
+    E8 workload (4 KiB random writes) of ``numjobs`` jobs."""
+    e8, wl = presets.load("raid0-12x-hdd-wbc")
+    member = {**presets.load("hdd-7200")[0].device.to_dict(), "scheduler": "fifo"}
+    stack = e8.with_(**{
+        "device.member": member, "device.members": 6, "device.level": "5",
+        "device.write_cache_bytes": 0, "device.controller_overhead_s": 0,
+        "device.coalesce_count": 1, "device.coalesce_timeout_s": 0})
+    return stack, replace(wl, numjobs=numjobs)
 
 
 def rate_simpy(stack, wl, ios: int) -> float:

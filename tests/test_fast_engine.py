@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from iosim import presets
-from iosim.devices import GenericDevice
+from iosim.devices import ArrayDevice, GenericDevice
 from iosim.dists import parse_dist
 from iosim.engine import fast
 from iosim.engine.fast import FastSimulation, results_of, run_fast, run_fast_sim, supports
@@ -31,18 +31,21 @@ def same(a: Results, b: Results) -> bool:
     return True
 
 
-def test_supports_generic_cloud_ssd_and_hdd_devices_and_says_why_not_for_others():
+def test_supports_generic_cloud_ssd_hdd_and_raid_devices_and_says_why_not_for_others():
     assert supports(REF, Workload(numjobs=10)) is None
     for name in presets.names():
         stack, wl = presets.load(name)
         reason = supports(stack, wl or Workload())
-        if stack.device.kind in ("generic", "cloud", "ssd", "hdd"):
+        if stack.device.kind in ("generic", "cloud", "ssd", "hdd", "raid"):
             assert reason is None, name
         else:
             assert reason == f"device.kind {stack.device.kind!r} has no fast model", name
-    with pytest.raises(ValueError, match="has no fast model"):
-        raid = next(n for n in presets.names() if presets.load(n)[0].device.kind == "raid")
-        run_fast(presets.load(raid)[0], Workload(), ios=10, warmup_ios=0, seed=1)
+    with pytest.raises(ValueError, match="device.kind 'array' has no fast model"):
+        run_fast(Stack(device=ArrayDevice()), Workload(), ios=10, warmup_ios=0, seed=1)
+    raid = presets.load("raid0-12x-hdd-wbc")[0]
+    ssds = raid.with_(**{"device.member": {"kind": "ssd"}})
+    assert supports(ssds, Workload()) == ("device.member.kind 'ssd': RAID over this family is "
+                                          "not in the fast engine")
 
 
 def test_every_distribution_kind_runs(tmp_path):
@@ -184,7 +187,7 @@ def test_a_long_simpy_run_reports_its_progress_without_changing_it(monkeypatch):
     from iosim import limits
     from iosim.engine import progress, simpy_engine
 
-    stack, wl = iosim.presets.load("raid0-12x-hdd-wbc")  # a RAID: SimPy only
+    stack, wl = iosim.presets.load("raid0-12x-hdd-wbc")
     quiet = iosim.simulate(stack, wl, ios=3000, warmup_ios=100, seed=3, engine="simpy")
     monkeypatch.setattr(limits, "ANNOUNCE_WALL_S", 0.0)
     monkeypatch.setattr(simpy_engine, "PROGRESS_EVERY", 1000)

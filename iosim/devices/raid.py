@@ -79,6 +79,7 @@ from .base import DeviceFamily
 __all__ = [
     "RaidDevice",
     "RAID_LEVELS",
+    "RAID_PHASES",
     "raid_map",
     "raid_map_tagged",
     "raid_plan",
@@ -93,6 +94,8 @@ __all__ = [
 ]
 
 RAID_LEVELS = ("0", "1", "10", "5", "6")
+#: Phases of a RAID set with a member failure, in order (the keys of the per-phase counters).
+RAID_PHASES = ("before_failure", "degraded", "rebuilding", "after_rebuild")
 
 MemberIO = tuple[int, float, float]  # (member, member offset, bytes)
 TaggedIO = tuple[int, float, float, bool]  # (member, member offset, bytes, caused by failure)
@@ -127,9 +130,7 @@ def raid_row_end(level: str, members: int, stripe_unit_bytes: float, offset: flo
                  size: float) -> float:
     """The member offset just past the last row a request touches (the rows of a request are
     rebuilt once a rebuild's checkpoint reaches this)."""
-    su = stripe_unit_bytes
-    last_unit = int((offset + max(size, 1.0) - 1.0) // su)
-    return (last_unit // _units_per_row(level, members) + 1) * su
+    return raid_row_end_at(raid_level_code(level), members, stripe_unit_bytes, offset, size)
 
 
 def raid_member_span(level: str, members: int, stripe_unit_bytes: float,
@@ -146,15 +147,11 @@ def raid_rebuild_reads(level: str, members: int, failed: int, offset: float, siz
     """Reads that rebuild ``[offset, offset + size)`` of member ``failed``: the same range on
     every survivor (RAID 5/6), on the mirror partner (RAID 10), on one survivor (RAID 1,
     alternating with ``turn``)."""
-    n = members
     if level == "0":
         raise ValueError("RAID 0 has no redundancy to rebuild from")
-    if level == "1":
-        alive = [m for m in range(n) if m != failed]
-        return [(alive[turn % len(alive)], offset, size)]
-    if level == "10":
-        return [(failed ^ 1, offset, size)]
-    return [(m, offset, size) for m in range(n) if m != failed]
+    rd = np.empty((members, NIO))
+    k = raid_rebuild_plan(raid_level_code(level), members, failed, offset, size, turn, rd)
+    return [io[:3] for io in _as_list(rd, k)]
 
 
 # -- the member-I/O plan of one request, on numbers and arrays ----------------------------------
@@ -175,6 +172,29 @@ def raid_plan_rows(members: int, stripe_unit_bytes: float, size: float) -> int:
 def raid_level_code(level: str) -> int:
     """The level as the number the plan functions take (0, 1, 10, 5, 6)."""
     return int(level)
+
+
+def raid_row_end_at(level, n, su, offset, size):
+    """:func:`raid_row_end` with the level as :func:`raid_level_code`'s number."""
+    last_unit = int((offset + max(size, 1.0) - 1.0) // su)
+    per_row = n if level == 0 else 1 if level == 1 else n // 2 if level == 10 else (
+        n - 1 if level == 5 else n - 2)
+    return (last_unit // per_row + 1) * su
+
+
+def raid_rebuild_plan(level, n, failed, offset, size, turn, rd):
+    """:func:`raid_rebuild_reads` into the rows of ``rd`` (columns ``IO_*``); returns their
+    count."""
+    if level == 1:  # one survivor, in turn
+        i = turn % (n - 1)
+        return _put(rd, 0, i if i < failed else i + 1, offset, size, 0.0)
+    if level == 10:  # the mirror partner
+        return _put(rd, 0, failed ^ 1, offset, size, 0.0)
+    k = 0
+    for m in range(n):  # every survivor of the row
+        if m != failed:
+            k = _put(rd, k, m, offset, size, 0.0)
+    return k
 
 
 def _put(out, i, m, off, nb, tag):

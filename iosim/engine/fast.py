@@ -6,9 +6,13 @@ of a second. Devices: the generic device, the cloud volume (token buckets) and t
 (dies, channels, host link per direction, read buffer with back-pressure, write buffer whose
 dirty data the free dies program in the background, GC die time: ``SsdModel``'s processes, one
 per die a request touches, joined as its ``AllOf`` joins them, and one per die programming
-buffered data) and the hard disk (``HddModel``: NCQ tags, the actuator process with FIFO or
-SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`); other kinds
-(``supports`` names them) run on the reference engine.
+buffered data), the hard disk (``HddModel``: NCQ tags, the actuator process with FIFO or
+SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`) and RAID over
+generic or HDD members (``RaidModel``: the member-I/O plan of ``raid_plan``, compiled in
+:mod:`iosim.engine.fast_raid`; one process per member I/O joined as its ``AllOf`` joins them;
+the controller cache, destage limit and coalescing; degraded mode, a member failing mid-run
+and its rebuild onto a spare; each member disk its own state and stream); other kinds and
+RAID over other members (``supports`` names them) run on the reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
   resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
@@ -24,7 +28,8 @@ SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`); o
   So a run gives the same Results as the reference, figure for figure, on random stacks as on
   deterministic ones, and common random numbers across a sweep are kept.
 * **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``,
-  ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``), the sampler (``sample_code``) and the
+  ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``, RAID's ``raid_plan``,
+  ``raid_rebuild_plan`` and ``raid_row_end_at``), the sampler (``sample_code``) and the
   histogram bucketing (``bucket_index``) are the very functions the reference uses, compiled
   with ``numba.njit``; nothing is copied. The HDD's are the one-address forms in
   ``iosim.devices.hdd`` (``*_one``) of the array functions ``HddModel`` calls, equal to them
@@ -57,6 +62,7 @@ from ..devices import under_workload
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
+from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import (
     SsdDevice,
     ssd_die_of_page,
@@ -71,6 +77,7 @@ from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
 from . import fast_hdd as fh
+from . import fast_raid as fr
 from . import progress
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
@@ -93,6 +100,8 @@ _DEPENDS = [
     _HERE.parent.parent / "devices" / "ssd.py",
     _HERE.parent.parent / "devices" / "hdd.py",
     _HERE.parent / "fast_hdd.py",
+    _HERE.parent.parent / "devices" / "raid.py",
+    _HERE.parent / "fast_raid.py",
     _HERE.parent / "recorder.py",
 ]
 
@@ -164,7 +173,7 @@ NBINS = LogHist().counts.shape[0]
 
 
 # -- event kinds (low 7 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the stack, the cloud and the SSD; 64-95: the HDD; 96-127 free for the next family
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD; 96-122: RAID; 123-127 free
 
 KB = 7
 KMASK = 127
@@ -251,11 +260,41 @@ K_HDD_CMD = 76  # inline: past the overhead: buffer, cache or media
 K_HDD_HIT = 77  # inline: answered from the buffer
 K_HDD_MEDIA = 78  # inline: a media operation for the actuator; wait for it
 K_HDD_LOOP = 79  # inline: the actuator's loop top: pick the next media operation
+# 96-127: RAID (RaidModel): the controller and its ops (x: the attempt, an op or an epoch) and
+# the member I/Os (x: the member I/O; a member disk's steps are the K_HDD_* ones)
+K_R_OVH = 96  # controller overhead spent
+K_R_CMD = 97  # inline: the controller cache, or the members now
+K_R_CACHED = 98  # cache room taken: acknowledged, a destage process takes the data down
+K_R_EXEC = 99  # inline: RaidModel._execute of an op: the plan, then its reads
+K_R_ALL = 100  # the AllOf of a phase's member processes processed
+K_R_WRITES = 101  # inline: the op's writes
+K_R_XEND = 102  # inline: the op is done (a request reports, a destage frees its slot and room)
+K_R_REPORT = 103  # inline: Coalescer.report
+K_R_REPORTED = 104  # the report event processed: the request leaves the device
+K_R_DSTART = 105  # a destage process starts: a destage slot
+K_R_DGRANT = 106  # destage slot granted
+K_R_TSTART = 107  # a coalescing timer process starts
+K_R_TIMER = 108  # the coalescing timer's timeout
+K_M_START = 109  # a member's serve process starts: its unit (or a disk's NCQ tag)
+K_M_GRANT = 110  # a generic member's unit granted
+K_M_DONE = 111  # a generic member's service done
+K_M_PEND = 112  # a member process's end processed (the op's AllOf counts it)
+K_R_DOOMED = 113  # an op's AllOf of its I/Os at the failing member processed
+K_R_OR = 114  # its `doomed | failed` condition processed: the op resumes
+K_R_FSTART = 115  # RaidModel._fail starts
+K_R_FAIL = 116  # the member fails
+K_R_FAILEV = 117  # the failed event processed: its waiters
+K_R_BSTART = 118  # RaidModel._rebuild starts
+K_R_BWAIT = 119  # the rebuild's start: the spare takes the failed member's place
+K_R_BSTEP = 120  # inline: the rebuild's loop top
+K_R_BPACE = 121  # the rebuild's pacing wait done
+K_R_PHASE = 122  # inline: a phase of an op's member I/Os is over
 # what a die process is: a read (joined), a program (joined), a die's background programs
 SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 
 # device families
 DEV_GENERIC, DEV_CLOUD, DEV_SSD, DEV_HDD = 0, 1, 2, 3
+DEV_RAID = 4
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
 CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
                "write_bytes": 5, "op_share": 6, "byte_share": 7}
@@ -265,6 +304,7 @@ CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes"
 NCTL = 12
 # FifoSpace instances (SsdModel's write and read buffers)
 SP_WRITE, SP_READ = 0, 1
+SP_RAID = 2  # the RAID controller's write-back cache (bytes)
 
 # levels (TimeAvg) in recorder order
 L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
@@ -314,6 +354,30 @@ NIP = 42
  F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
  F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE, F_SPEED) = range(34)
 NFP = 34
+# RAID parameters (float array rp), counters and state (int array rc, float array rcf; the kernel
+# fills them)
+(RP_LEVEL, RP_N, RP_SU, RP_OVH, RP_CACHE, RP_DLIMIT, RP_CCOUNT, RP_CTIMEOUT, RP_MKIND,
+ RP_MUNITS, RP_ROCAP, RP_PROWS, RP_FAILED, RP_LIVE, RP_FAIL_AT, RP_REBUILD, RP_RB_START,
+ RP_RB_RATE, RP_RB_STEP, RP_RB_TARGET) = range(20)
+NRP = 20
+(RC_REQUESTS, RC_MREADS, RC_MWRITES, RC_CACHED, RC_DESTAGES, RC_TURN, RC_EPOCH,
+ RC_PENDING, RC_MR_FG, RC_MR_DG, RC_MR_RB, RC_MW_FG, RC_MW_DG, RC_MW_RB, RC_LOST,
+ RC_RESERVED, RC_PHASE) = range(17)
+RC_PREQ = 17  # 4 slots: requests per phase
+RC_PDR = 21  # 4 slots: degraded reads per phase
+(RC_FAILED_NOW, RC_SPARE, RC_FAILTRIG, RC_REGSEQ, RC_RB_WAITING, RC_RB_TURN) = range(25, 31)
+NRC = 31
+RCF_REBUILT, RCF_TARGET = 0, 1
+RCF_PLAT = 2  # 4 slots: summed latency per phase
+(RCF_FAILED_AT, RCF_RB_STARTED, RCF_RB_ENDED, RCF_REBUILT_TO, RCF_RB_POS,
+ RCF_RB_T0) = range(6, 12)
+NRCF = 12
+# phases (RAID_PHASES), what an op is for (an attempt's index, else these), its steps, and
+# how it waits for its member processes (an AllOf; the `doomed | failed` Or; then the rest)
+PH_BEFORE, PH_DEGRADED, PH_REBUILDING, PH_AFTER = range(4)
+RO_DESTAGE, RO_REBUILD = -1, -2
+ST_READS, ST_MISSING, ST_WRITES, ST_RB_READS, ST_RB_WRITE = range(5)
+MD_ALL, MD_OR, MD_ORDONE, MD_REST = range(4)
 # trace modes (P_TRACE; see iosim.engine.trace_source)
 TR_NONE, TR_OPEN, TR_CLOSED, TR_VALIDATE = range(4)
 # counters reset by Recorder.start (cnt) and kept (tot)
@@ -341,7 +405,7 @@ def _rng_list_add(lst, g):
 @numba.njit(cache=True)
 def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
-            tr_size, tr_read, tr_gap, tr_lat, tr_issue, hp, hxp, hfp):
+            tr_size, tr_read, tr_gap, tr_lat, tr_issue, hp, hxp, hfp, rp, rc, rcf, mrngs):
     njobs = ip[P_NJOBS]
     iodepth = ip[P_IODEPTH]
     open_loop = ip[P_OPEN] != 0
@@ -424,15 +488,28 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     tr_speed = fp[F_SPEED]
     tr_next = 0
 
+    # RAID: ops (a request's or a destage's RaidModel._execute) and their member I/Os
+    raid = devkind == DEV_RAID
+    r_n = int(rp[RP_N]) if raid else 0
+    rocap = int(rp[RP_ROCAP]) if raid else 1
+    r_failed = int(rp[RP_FAILED]) if raid else -1  # the member that fails (-1: none)
+    r_faults = r_failed >= 0
+    r_live = r_faults and rp[RP_LIVE] != 0.0  # it fails during the run
+    prows = int(rp[RP_PROWS]) if raid else 1  # plan rows of one request
+    micap = rocap * prows if raid else 1
+    r_extra = (micap + rocap + atcap + r_n + 4) if raid else 0  # their events at once
+
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
-    hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
+    hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
     ht = np.empty(hcap)
     hs = np.empty(hcap, np.int64)
     hc = np.empty(hcap, np.int64)
-    ucap = nslots + rqcap + atcap + dpcap + nfail + 8
+    ucap = nslots + rqcap + atcap + dpcap + nfail + 8 + r_extra
     uq = np.empty(ucap, np.int64)
-    nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0)
-    fcap = 2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
+    nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0) + (
+        (2 + r_n) if raid else 0)
+    fcap = (2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
+            + 2 * r_extra)
     fq = np.empty(fcap, np.int64)
     ctl = np.zeros(NCTL, np.int64)
 
@@ -465,6 +542,15 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             res[r_ch0 + c, R_QCAP] = (atcap + 1) * s_dpc
         res[r_hout, R_QCAP] = dpcap  # (read die processes cross it one by one)
         res[r_hin, R_QCAP] = atcap
+    # RAID: the destage slots, then each member's units (or NCQ tags)
+    r_destage = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0)
+    r_mem0 = r_destage + 1
+    if raid:
+        res[r_destage, R_CAP] = int(rp[RP_DLIMIT])
+        res[r_destage, R_QCAP] = rocap
+        for m in range(r_n + 1):  # (and a spare)
+            res[r_mem0 + m, R_CAP] = int(rp[RP_MUNITS])
+            res[r_mem0 + m, R_QCAP] = min(micap, rocap * (prows // r_n + 1))
     for r in range(1, nres):
         res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
     # A resource that can never have a waiter (more slots than possible holders) has inert
@@ -532,11 +618,11 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     at_npg = np.zeros(atcap, np.int64)
     at_mode = np.zeros(atcap, np.int64)
     # SSD: the FifoSpaces (write buffer bytes, read buffer pages): room, waiters' codes, amounts
-    sp_free = np.array([s_wbuf, float(s_rbufp)])
+    sp_free = np.array([s_wbuf, float(s_rbufp), rp[RP_CACHE] if raid else 0.0])
     spcap = max(1, atcap, dpcap)
-    sp_code = np.zeros((2, spcap), np.int64)
-    sp_amt = np.zeros((2, spcap))
-    sp_hc = np.zeros((2, 2), np.int64)  # per space: head, count
+    sp_code = np.zeros((3, spcap), np.int64)
+    sp_amt = np.zeros((3, spcap))
+    sp_hc = np.zeros((3, 2), np.int64)  # per space: head, count
     dirty = np.zeros(1)  # SSD: buffered bytes no die has taken yet
     # SSD: dies with no background program (FIFO, channel first) and their program units
     idle_q = np.zeros(max(1, s_ndies), np.int64)
@@ -562,24 +648,76 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     # read-ahead segment; hd_i: queued, dirty, free entries, actuator parked on its wake event,
     # waiters' head and count, the attempt the media operation answers
     hdd = devkind == DEV_HDD
-    h_wc = int(hp[fh.H_WC]) if hdd else 0
+    raid_hdd = raid and int(rp[RP_MKIND]) == DEV_HDD  # a RAID of disks: one state per member
+    ndisks = int(rp[RP_N]) + 1 if raid_hdd else 1  # (and a spare)
+    h_wc = int(hp[fh.H_WC]) if hdd or raid_hdd else 0
     h_ovh = hp[fh.H_OVH]
     h_iface = hp[fh.H_IFACE]
-    h_iface_finite = hdd and math.isfinite(h_iface)
-    hq = np.zeros((max(1, atcap), fh.NO))
-    hq_done = np.zeros(max(1, atcap), np.int64)
-    hdp = np.zeros((max(1, h_wc), fh.NO))
-    hdp_done = np.zeros(max(1, h_wc), np.int64)
-    h_op = np.zeros(fh.NO)
-    h_wait = np.zeros(max(1, atcap), np.int64)
-    at_xfer = np.zeros(atcap)
+    h_iface_finite = (hdd or raid_hdd) and math.isfinite(h_iface)
+    h_tags = int(rp[RP_MUNITS]) if raid_hdd else max(1, atcap)  # commands a disk holds
+    hq = np.zeros((ndisks, h_tags, fh.NO))
+    hq_done = np.zeros((ndisks, h_tags), np.int64)
+    hdp = np.zeros((ndisks, max(1, h_wc), fh.NO))
+    hdp_done = np.zeros((ndisks, max(1, h_wc)), np.int64)
+    h_op = np.zeros((ndisks, fh.NO))
+    h_wait = np.zeros((ndisks, h_tags), np.int64)
     (HI_QN, HI_DN, HI_FREE, HI_PARKED, HI_WH, HI_WN, HI_CUR) = range(7)
-    hd_i = np.zeros(7, np.int64)
-    hd_i[HI_FREE] = h_wc
-    hd_i[HI_PARKED] = 1  # the actuator's first step (its process start) parks it
-    h_head = np.zeros(2)  # cylinder, surface
-    h_ra = np.zeros(fh.NRA)
-    h_ra[RA_SIZE] = hp[fh.H_RA]
+    hd_i = np.zeros((ndisks, 7), np.int64)
+    hd_i[:, HI_FREE] = h_wc
+    hd_i[:, HI_PARKED] = 1  # the actuator's first step (its process start) parks it
+    h_head = np.zeros((ndisks, 2))  # cylinder, surface
+    h_ra = np.zeros((ndisks, fh.NRA))
+    h_ra[:, RA_SIZE] = hp[fh.H_RA]
+    h_xfer = np.zeros(max(atcap, micap))  # a read's media transfer time (the interface lag)
+    # RAID (RaidModel): ops (the attempt they answer, -1 for a destage; the request; member
+    # processes still running; phase 0 reads, 1 writes; the writes planned), member I/Os (the
+    # member, the I/O, the op), the plan of the op being planned, the coalescer's pending
+    # reports (the counters, the turn, the epoch and the pending count are in rc)
+    r_level = int(rp[RP_LEVEL]) if raid else 0
+    r_su = rp[RP_SU]
+    r_ovh = rp[RP_OVH]
+    r_cache = rp[RP_CACHE]
+    r_ccount = int(rp[RP_CCOUNT])
+    r_ctimeout = rp[RP_CTIMEOUT]
+    ro_att = np.zeros(rocap, np.int64)
+    ro_off = np.zeros(rocap)
+    ro_size = np.zeros(rocap)
+    ro_read = np.zeros(rocap, np.bool_)
+    ro_step = np.zeros(rocap, np.int64)
+    ro_nr = np.zeros(rocap, np.int64)
+    ro_nw = np.zeros(rocap, np.int64)
+    ro_r = np.zeros((rocap * prows, fr.NIO))
+    ro_w = np.zeros((rocap * prows, fr.NIO))
+    ro_resv = np.zeros(rocap, np.bool_)  # the request was re-served (lost an I/O)
+    # how it waits for a phase's member processes: all of them, or (a member failing under
+    # them) `doomed | failed` then the rest: processes still to end (rest, doomed), I/Os in
+    # the phase and at the failing member, doomed ended, registration order, I/Os lost
+    ro_mode = np.zeros(rocap, np.int64)
+    ro_left = np.zeros(rocap, np.int64)
+    ro_dleft = np.zeros(rocap, np.int64)
+    ro_cnt = np.zeros(rocap, np.int64)
+    ro_ndying = np.zeros(rocap, np.int64)
+    ro_doomed = np.zeros(rocap, np.bool_)
+    ro_reg = np.zeros(rocap, np.int64)
+    ro_lost = np.zeros(rocap, np.int64)
+    ro_free = np.arange(rocap - 1, -1, -1).astype(np.int64)
+    ronf = np.array([rocap])
+    mi_dev = np.zeros(micap, np.int64)
+    mi_off = np.zeros(micap)
+    mi_size = np.zeros(micap)
+    mi_read = np.zeros(micap, np.bool_)
+    mi_ro = np.full(micap, -1, np.int64)
+    mi_dy = np.zeros(micap, np.bool_)  # at the failing member, before the failure
+    mi_free = np.arange(micap - 1, -1, -1).astype(np.int64)
+    rnf = np.array([micap])
+    prd = np.zeros((prows, fr.NIO))
+    pwr = np.zeros((prows, fr.NIO))
+    pms = np.zeros((prows, fr.NIO))
+    pace_s = np.zeros(1)
+    # each member's busy units (a failing member's are withdrawn when it dies)
+    dv_busy = np.zeros(max(1, ndisks, r_n + 1), np.int64)
+    dv_dead = np.zeros(max(1, ndisks, r_n + 1), np.int64)
+    co_pend = np.zeros(max(1, atcap), np.int64)
     h_bad = np.zeros(2)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
@@ -882,11 +1020,217 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         dp_slow[dpr] = s_pslow and die_units[die] % 2 == 1
         die_units[die] += 1
 
-    def hdd_kick():
-        """HddModel._kick: succeed the parked actuator's wake event."""
-        if hd_i[HI_PARKED] != 0:
-            hd_i[HI_PARKED] = 0
-            fpush(K_HDD_WAKE)
+    def hdd_kick(dv):
+        """HddModel._kick: succeed the parked actuator's wake event (disk ``dv``)."""
+        if hd_i[dv, HI_PARKED] != 0:
+            hd_i[dv, HI_PARKED] = 0
+            fpush((dv << KB) | K_HDD_WAKE)
+
+    def raid_flush():
+        """Coalescer._flush: the pending reports succeed in order; a new epoch."""
+        for i in range(rc[RC_PENDING]):
+            fpush(co_pend[i])
+        rc[RC_PENDING] = 0
+        rc[RC_EPOCH] += 1
+
+    def unit_busy(dv, t, delta):
+        """Recorder.unit_busy from disk or member ``dv`` (a failed member's: not recorded)."""
+        dv_busy[dv] += delta
+        if dv_dead[dv] == 0:
+            level(L_BUSY, t, delta)
+
+    def new_op(att, off, size, is_read):
+        """A RAID op (a request's or a destage's _execute, or the rebuild); -1 when full."""
+        if ronf[0] == 0:
+            ctl[C_OVF] = 1
+            return -1
+        ronf[0] -= 1
+        o = ro_free[ronf[0]]
+        ro_att[o] = att
+        ro_off[o] = off
+        ro_size[o] = size
+        ro_read[o] = is_read
+        ro_mode[o] = MD_ALL
+        return o
+
+    def failed_for(o):
+        """RaidModel._failed_for: the failed member as op ``o`` sees it (none once its rows
+        are rebuilt)."""
+        f = rc[RC_FAILED_NOW]
+        if f < 0 or rcf[RCF_REBUILT_TO] <= 0:
+            return f
+        end = fr.row_end(r_level, r_n, r_su, ro_off[o], ro_size[o])
+        return -1 if end <= rcf[RCF_REBUILT_TO] else f
+
+    def member_io(o, which, cnt, is_read):
+        """RaidModel._member_io: count the op's ``cnt`` member I/Os (its reads plan ro_r or its
+        writes plan ro_w) and start one member process each, in order. False when there are
+        none (nothing to wait for)."""
+        rc[RC_MREADS if is_read else RC_MWRITES] += cnt
+        ro_lost[o] = 0
+        ro_cnt[o] = cnt
+        if cnt == 0:
+            return False
+        if rnf[0] < cnt:
+            ctl[C_OVF] = 1
+            return False
+        base = o * prows
+        waiting = r_live and rc[RC_FAILTRIG] == 0  # the failed event still to come
+        nd = 0
+        for i in range(cnt):
+            if which == 0:
+                m, off, nb, tag = ro_r[base + i, 0], ro_r[base + i, 1], ro_r[base + i, 2], \
+                    ro_r[base + i, 3]
+            else:
+                m, off, nb, tag = ro_w[base + i, 0], ro_w[base + i, 1], ro_w[base + i, 2], \
+                    ro_w[base + i, 3]
+            mm = int(m)
+            if r_faults:  # by cause: foreground, degraded, rebuild
+                cause = 2 if ro_att[o] == RO_REBUILD else (1 if tag != 0.0 else 0)
+                rc[(RC_MR_FG if is_read else RC_MW_FG) + cause] += 1
+                if is_read and cause == 1:
+                    rc[RC_PDR + rc[RC_PHASE]] += 1
+            rnf[0] -= 1
+            mio = mi_free[rnf[0]]
+            mi_dev[mio] = r_n if mm == r_failed and rc[RC_SPARE] != 0 else mm
+            mi_off[mio] = off
+            mi_size[mio] = nb
+            mi_read[mio] = is_read
+            mi_ro[mio] = o
+            mi_dy[mio] = waiting and mm == r_failed
+            if mi_dy[mio]:
+                nd += 1
+            upush((mio << KB) | K_M_START)
+        ro_left[o] = cnt - nd
+        ro_dleft[o] = nd
+        ro_ndying[o] = nd
+        ro_doomed[o] = False
+        if nd > 0:  # `doomed | failed`, registered on the failed event in this order
+            ro_mode[o] = MD_OR
+            ro_reg[o] = rc[RC_REGSEQ]
+            rc[RC_REGSEQ] += 1
+        else:
+            ro_mode[o] = MD_ALL
+        return True
+
+    def raid_or_resumed(o):
+        """The op's `doomed | failed` processed: the I/Os lost with the member (unless they all
+        ended), then AllOf(the rest). The next step, or -1 to wait."""
+        lost = 0 if ro_doomed[o] else ro_ndying[o]
+        ro_lost[o] = lost
+        if lost > 0:
+            rc[RC_LOST] += lost
+            for i in range(micap):  # its processes at the failed member go on, abandoned
+                if mi_ro[i] == o and mi_dy[i]:
+                    mi_ro[i] = -1
+        if ro_cnt[o] == ro_ndying[o]:
+            return K_R_PHASE
+        ro_mode[o] = MD_REST
+        if ro_left[o] == 0:  # all ended already: the AllOf succeeds at once
+            fpush((o << KB) | K_R_ALL)
+        return -1
+
+    def raid_fail_waiters():
+        """The failed event's callbacks: every op's `doomed | failed`, in registration
+        order."""
+        m = 0
+        for o in range(rocap):
+            if ro_mode[o] == MD_OR:
+                m += 1
+        waiting = np.empty(m, np.int64)
+        m = 0
+        for o in range(rocap):
+            if ro_mode[o] == MD_OR:
+                waiting[m] = o
+                m += 1
+        for i in range(1, m):
+            j = i
+            while j > 0 and ro_reg[waiting[j - 1]] > ro_reg[waiting[j]]:
+                waiting[j - 1], waiting[j] = waiting[j], waiting[j - 1]
+                j -= 1
+        for i in range(m):
+            ro_mode[waiting[i]] = MD_ORDONE
+            fpush((waiting[i] << KB) | K_R_OR)
+
+    def raid_phase_over(o, t):
+        """_execute_faulty (or _rebuild) past a phase of member I/Os: start the next phase
+        (-1: wait for it), else the step the op goes on with (K_R_XEND; the rebuild's
+        K_R_BSTEP, or K_R_BPACE after pace_s[0])."""
+        st = ro_step[o]
+        base = o * prows
+        if st == ST_READS and ro_lost[o] > 0:  # reads died with the member: re-map in
+            # degraded mode and read what is missing (less the reads the op already has)
+            ro_resv[o] = True
+            nr, nw = fr.plan(r_level, r_n, r_su, ro_off[o], ro_size[o], ro_read[o],
+                             failed_for(o), rc[RC_TURN], prd, pwr)
+            used = np.zeros(max(1, ro_nr[o]), np.bool_)
+            nmiss = 0
+            for i in range(nr):
+                have = False
+                for j in range(ro_nr[o]):
+                    if (not used[j] and int(ro_r[base + j, 0]) != r_failed
+                            and ro_r[base + j, 0] == prd[i, 0] and ro_r[base + j, 1] == prd[i, 1]
+                            and ro_r[base + j, 2] == prd[i, 2]):
+                        used[j] = True
+                        have = True
+                        break
+                if not have:
+                    for c in range(3):
+                        pms[nmiss, c] = prd[i, c]
+                    pms[nmiss, 3] = 1.0  # degraded
+                    nmiss += 1
+            for i in range(nmiss):
+                for c in range(fr.NIO):
+                    ro_r[base + i, c] = pms[i, c]
+            for i in range(nw):
+                for c in range(fr.NIO):
+                    ro_w[base + i, c] = pwr[i, c]
+            ro_nw[o] = nw
+            ro_step[o] = ST_MISSING
+            if member_io(o, 0, nmiss, True):
+                return -1
+            st = ST_MISSING
+        if st == ST_READS or st == ST_MISSING:  # the writes, less any for the failed member
+            nw = ro_nw[o]
+            if r_faults:
+                live = 0
+                for i in range(nw):
+                    w = base + i
+                    if int(ro_w[w, 0]) != rc[RC_FAILED_NOW] or (
+                            ro_w[w, 1] + ro_w[w, 2] <= rcf[RCF_REBUILT_TO]):
+                        for c in range(fr.NIO):
+                            ro_w[base + live, c] = ro_w[w, c]
+                        live += 1
+                if live < nw:
+                    rc[RC_LOST] += nw - live
+                    ro_resv[o] = True
+                nw = live
+            ro_step[o] = ST_WRITES
+            if member_io(o, 1, nw, False):
+                return -1
+            st = ST_WRITES
+        if st == ST_WRITES:
+            if r_faults and (ro_resv[o] or ro_lost[o] > 0):
+                rc[RC_RESERVED] += 1
+            return K_R_XEND
+        if st == ST_RB_READS:  # the range onto the spare
+            ro_w[base, 0] = r_failed
+            ro_w[base, 1] = ro_off[o]
+            ro_w[base, 2] = ro_size[o]
+            ro_w[base, 3] = 0.0
+            ro_step[o] = ST_RB_WRITE
+            member_io(o, 1, 1, False)
+            return -1
+        nb = ro_size[o]  # ST_RB_WRITE: the checkpoint moves on
+        pos = rcf[RCF_RB_POS] + nb
+        rcf[RCF_RB_POS] = pos
+        rcf[RCF_REBUILT_TO] = pos
+        rcf[RCF_REBUILT] += nb
+        pace = rcf[RCF_RB_T0] + nb / rp[RP_RB_RATE] - t
+        if pace > 0:
+            pace_s[0] = pace
+            return K_R_BPACE
+        return K_R_BSTEP
 
     def cloud_cost(what, size, is_read):
         """CloudModel._cost: what a request pays a bucket."""
@@ -918,6 +1262,17 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         start(now)
         measuring = True
         t_start = now
+    rc[RC_FAILED_NOW] = -1  # (RAID: no member failed yet)
+    if raid and r_faults:  # RaidModel's processes start before the jobs
+        if r_live:
+            upush(K_R_FSTART)
+        else:  # failed from the start
+            rc[RC_FAILED_NOW] = r_failed
+            rc[RC_PHASE] = PH_DEGRADED
+            rcf[RCF_FAILED_AT] = 0.0
+        if rp[RP_REBUILD] != 0.0:
+            rcf[RCF_TARGET] = rp[RP_RB_TARGET]
+            upush(K_R_BSTART)
     if open_loop:
         upush(K_ARR_START)
     else:
@@ -963,6 +1318,17 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         acq_front = False
         while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
             if k >= K_HDD_TAG and k <= K_HDD_LOOP:  # ---- HDD (HddModel), first: one test
+                # the disk (dv: 0, or a RAID member) and a host command's request: an attempt
+                # at the disk, or a RAID member I/O
+                if k == K_HDD_WAKE or k == K_HDD_SERVED or k == K_HDD_LOOP:
+                    dv = x
+                    q_off, q_size, q_read = 0.0, 0.0, False
+                elif raid:
+                    dv = mi_dev[x]
+                    q_off, q_size, q_read = mi_off[x], mi_size[x], mi_read[x]
+                else:
+                    dv = 0
+                    q_off, q_size, q_read = rq_off[at_req[x]], at_size[x], at_read[x]
                 if k == K_HDD_TAG:
                     if h_ovh > 0:
                         act, a_delay, a_code = 1, h_ovh, (x << KB) | K_HDD_OVH
@@ -972,35 +1338,34 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 elif k == K_HDD_OVH:
                     k = K_HDD_CMD
                 elif k == K_HDD_CMD:  # the buffer, the write cache or the media
-                    r_off = rq_off[at_req[x]]
                     k = K_HDD_MEDIA
-                    if at_read[x]:
-                        if fh.in_write_cache(hdp, hd_i[HI_DN], r_off, at_size[x]):
+                    if q_read:
+                        if fh.in_write_cache(hdp[dv], hd_i[dv, HI_DN], q_off, q_size):
                             k = K_HDD_HIT
                         else:
-                            wait = fh.ra_wait(h_ra, now, r_off, at_size[x])
+                            wait = fh.ra_wait(h_ra[dv], now, q_off, q_size)
                             if wait > 0:
                                 act, a_delay, a_code = 1, wait, (x << KB) | K_HDD_RAWAIT
                                 k = -1
                             elif wait == 0.0:
                                 k = K_HDD_HIT
                     else:
-                        fh.ra_invalidate(h_ra, r_off, at_size[x])
+                        fh.ra_invalidate(h_ra[dv], q_off, q_size)
                         if h_wc > 0:
-                            if hd_i[HI_FREE] > 0 and hd_i[HI_WN] == 0:
-                                hd_i[HI_FREE] -= 1
+                            if hd_i[dv, HI_FREE] > 0 and hd_i[dv, HI_WN] == 0:
+                                hd_i[dv, HI_FREE] -= 1
                                 k = K_HDD_WGRANT
                             else:  # wait for a destage to free an entry
-                                i = hd_i[HI_WH] + hd_i[HI_WN]
-                                if i >= h_wait.shape[0]:
-                                    i -= h_wait.shape[0]
-                                h_wait[i] = (x << KB) | K_HDD_WGRANT
-                                hd_i[HI_WN] += 1
-                                hdd_kick()
+                                i = hd_i[dv, HI_WH] + hd_i[dv, HI_WN]
+                                if i >= h_wait.shape[1]:
+                                    i -= h_wait.shape[1]
+                                h_wait[dv, i] = (x << KB) | K_HDD_WGRANT
+                                hd_i[dv, HI_WN] += 1
+                                hdd_kick(dv)
                                 k = -1
                 elif k == K_HDD_RAWAIT:  # the stream may have stopped meanwhile
-                    end = rq_off[at_req[x]] + at_size[x]
-                    if h_ra[RA_VALID] != 0.0 and fh.ra_end(h_ra, now) + 1e-3 >= end:
+                    end = q_off + q_size
+                    if h_ra[dv, RA_VALID] != 0.0 and fh.ra_end(h_ra[dv], now) + 1e-3 >= end:
                         k = K_HDD_HIT
                     else:
                         k = K_HDD_MEDIA
@@ -1012,7 +1377,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         k = K_HDD_HITOVH
                 elif k == K_HDD_HITOVH:
                     if h_iface_finite:
-                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_HITX
+                        act, a_delay, a_code = 1, q_size / h_iface, (x << KB) | K_HDD_HITX
                         k = -1
                     else:
                         k = K_HDD_HITX
@@ -1027,99 +1392,299 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         k = K_HDD_WOVH
                 elif k == K_HDD_WOVH:
                     if h_iface_finite:
-                        act, a_delay, a_code = 1, at_size[x] / h_iface, (x << KB) | K_HDD_WX
+                        act, a_delay, a_code = 1, q_size / h_iface, (x << KB) | K_HDD_WX
                         k = -1
                     else:
                         k = K_HDD_WX
                 elif k == K_HDD_WX or k == K_HDD_MEDIA:
-                    r_off = rq_off[at_req[x]]
-                    if r_off + at_size[x] > hp[fh.H_CAP]:
-                        h_bad[0] = r_off
-                        h_bad[1] = at_size[x]
+                    if q_off + q_size > hp[fh.H_CAP]:
+                        h_bad[0] = q_off
+                        h_bad[1] = q_size
                         status = BEYOND
                         break
                     if k == K_HDD_WX:  # a dirty entry; the write is acknowledged
-                        fh.pool_add(hdp, hdp_done, hd_i[HI_DN], now, r_off, at_size[x], True,
-                                    -1, hp)
-                        hd_i[HI_DN] += 1
+                        fh.pool_add(hdp[dv], hdp_done[dv], hd_i[dv, HI_DN], now, q_off, q_size,
+                                    True, -1, hp)
+                        hd_i[dv, HI_DN] += 1
                         tot[T_CACHE_WRITES] += 1
-                        hdd_kick()
+                        hdd_kick(dv)
                         k = K_HDD_END
-                    else:  # for the actuator; the attempt waits for its done event
-                        fh.pool_add(hq, hq_done, hd_i[HI_QN], now, r_off, at_size[x],
-                                    not at_read[x], x, hp)
-                        hd_i[HI_QN] += 1
-                        hdd_kick()
+                    else:  # for the actuator; the request waits for its done event
+                        fh.pool_add(hq[dv], hq_done[dv], hd_i[dv, HI_QN], now, q_off, q_size,
+                                    not q_read, x, hp)
+                        hd_i[dv, HI_QN] += 1
+                        hdd_kick(dv)
                         k = -1
                 elif k == K_HDD_MDONE:  # an interface slower than the media finishes after it
                     k = K_HDD_END
-                    if at_read[x] and h_iface_finite:
-                        lag = at_size[x] / h_iface - at_xfer[x]
+                    if q_read and h_iface_finite:
+                        lag = q_size / h_iface - h_xfer[x]
                         if lag > 0:
                             act, a_delay, a_code = 1, lag, (x << KB) | K_HDD_END
                             k = -1
                 elif k == K_HDD_END:
-                    release(r_units)
-                    k = K_DEV_FINISHED
+                    if raid:  # a member's serve process ends (RaidModel's AllOf counts it)
+                        release(r_mem0 + dv)
+                        fpush((x << KB) | K_M_PEND)
+                        k = -1
+                    else:
+                        release(r_units)
+                        k = K_DEV_FINISHED
                 elif k == K_HDD_WAKE:
                     k = K_HDD_LOOP
                 elif k == K_HDD_SERVED:  # ---- the actuator: a media operation done
-                    level(L_BUSY, now, -1)
-                    h_head[0] = h_op[fh.O_CYL]
-                    h_head[1] = h_op[fh.O_SURF]
-                    a = hd_i[HI_CUR]
+                    unit_busy(dv, now, -1)
+                    op = h_op[dv]
+                    h_head[dv, 0] = op[fh.O_CYL]
+                    h_head[dv, 1] = op[fh.O_SURF]
+                    a = hd_i[dv, HI_CUR]
                     if a >= 0:  # a host command: its done event, with the transfer time
-                        if h_op[fh.O_WRITE] != 0.0:
+                        if op[fh.O_WRITE] != 0.0:
                             tot[T_MEDIA_WRITES] += 1
                         else:
                             tot[T_MEDIA_READS] += 1
-                            if h_op[fh.O_XFER] > 0:  # stream on at the sequential rate
-                                rate = h_op[fh.O_SIZE] / h_op[fh.O_XFER] * hp[fh.H_EFF]
-                                fh.ra_start(h_ra, now, h_op[fh.O_OFF], h_op[fh.O_SIZE], rate)
-                        at_xfer[a] = h_op[fh.O_XFER]
+                            if op[fh.O_XFER] > 0:  # stream on at the sequential rate
+                                rate = op[fh.O_SIZE] / op[fh.O_XFER] * hp[fh.H_EFF]
+                                fh.ra_start(h_ra[dv], now, op[fh.O_OFF], op[fh.O_SIZE], rate)
+                        h_xfer[a] = op[fh.O_XFER]
                         fpush((a << KB) | K_HDD_MDONE)
                     else:  # a destage: its entry goes to the first waiter, or is free
                         tot[T_MEDIA_WRITES] += 1
-                        if hd_i[HI_WN] > 0:
-                            fpush(h_wait[hd_i[HI_WH]])
-                            h = hd_i[HI_WH] + 1
-                            if h >= h_wait.shape[0]:
+                        if hd_i[dv, HI_WN] > 0:
+                            fpush(h_wait[dv, hd_i[dv, HI_WH]])
+                            h = hd_i[dv, HI_WH] + 1
+                            if h >= h_wait.shape[1]:
                                 h = 0
-                            hd_i[HI_WH] = h
-                            hd_i[HI_WN] -= 1
+                            hd_i[dv, HI_WH] = h
+                            hd_i[dv, HI_WN] -= 1
                         else:
-                            hd_i[HI_FREE] += 1
+                            hd_i[dv, HI_FREE] += 1
                     k = K_HDD_LOOP
                 else:  # K_HDD_LOOP: the actuator picks the next media operation
                     k = -1
-                    qn = hd_i[HI_QN]
-                    dn = hd_i[HI_DN]
-                    source = fh.next_source(qn, dn, hd_i[HI_FREE], hd_i[HI_WN])
+                    qn = hd_i[dv, HI_QN]
+                    dn = hd_i[dv, HI_DN]
+                    source = fh.next_source(qn, dn, hd_i[dv, HI_FREE], hd_i[dv, HI_WN])
                     if source == HDD_IDLE:
-                        hd_i[HI_PARKED] = 1
+                        hd_i[dv, HI_PARKED] = 1
                     else:
-                        reached = fh.ra_stop(h_ra, now)
+                        reached = fh.ra_stop(h_ra[dv], now)
                         if not np.isnan(reached):  # the head is where the stream got to
                             cyl, surf, _ang = fh.hdd_locate(min(reached, hp[fh.H_CAP] - 1), hp)
-                            h_head[0] = cyl
-                            h_head[1] = surf
+                            h_head[dv, 0] = cyl
+                            h_head[dv, 1] = surf
+                        op = h_op[dv]
                         if source == HDD_HOST:
-                            i, pos = fh.pool_pick(hq, qn, hp[fh.H_SPTF] != 0.0, now, h_head[0],
-                                                  h_head[1], hp, hxp, hfp)
-                            hd_i[HI_CUR] = fh.pool_pop(hq, hq_done, qn, i, h_op)
-                            hd_i[HI_QN] = qn - 1
+                            i, pos = fh.pool_pick(hq[dv], qn, hp[fh.H_SPTF] != 0.0, now,
+                                                  h_head[dv, 0], h_head[dv, 1], hp, hxp, hfp)
+                            hd_i[dv, HI_CUR] = fh.pool_pop(hq[dv], hq_done[dv], qn, i, op)
+                            hd_i[dv, HI_QN] = qn - 1
                         else:
-                            i, pos = fh.pool_pick(hdp, dn, hp[fh.H_DSPTF] != 0.0, now,
-                                                  h_head[0], h_head[1], hp, hxp, hfp)
-                            hd_i[HI_CUR] = fh.pool_pop(hdp, hdp_done, dn, i, h_op)
-                            hd_i[HI_DN] = dn - 1
-                        level(L_BUSY, now, 1)
-                        act, a_code = 1, K_HDD_SERVED
+                            i, pos = fh.pool_pick(hdp[dv], dn, hp[fh.H_DSPTF] != 0.0, now,
+                                                  h_head[dv, 0], h_head[dv, 1], hp, hxp, hfp)
+                            hd_i[dv, HI_CUR] = fh.pool_pop(hdp[dv], hdp_done[dv], dn, i, op)
+                            hd_i[dv, HI_DN] = dn - 1
+                        unit_busy(dv, now, 1)
+                        act, a_code = 1, (dv << KB) | K_HDD_SERVED
                         if np.isnan(pos):
-                            a_delay = fh.service_s(h_op, now, h_head[0], h_head[1], hp, hxp,
-                                                   hfp, rng_dev)
+                            a_delay = fh.service_s(op, now, h_head[dv, 0], h_head[dv, 1], hp,
+                                                   hxp, hfp, mrngs[dv] if raid else rng_dev)
                         else:  # SPTF (exact rotation) computed the positioning already
-                            a_delay = pos + h_op[fh.O_XFER]
+                            a_delay = pos + op[fh.O_XFER]
+            elif k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, member processes
+                if k == K_M_PEND:  # a member process's end processed: its op's AllOf counts it
+                    o = mi_ro[x]
+                    dying = mi_dy[x]
+                    mi_ro[x] = -1
+                    mi_free[rnf[0]] = x
+                    rnf[0] += 1
+                    k = -1
+                    if o < 0:  # abandoned by its op when the member failed under it
+                        pass
+                    elif dying:  # at the member failing: the `doomed` AllOf
+                        ro_dleft[o] -= 1
+                        if ro_dleft[o] == 0:
+                            ro_doomed[o] = True
+                            if ro_mode[o] == MD_OR:
+                                fpush((o << KB) | K_R_DOOMED)
+                    else:
+                        ro_left[o] -= 1
+                        if ro_left[o] == 0 and (ro_mode[o] == MD_ALL or ro_mode[o] == MD_REST):
+                            fpush((o << KB) | K_R_ALL)
+                elif k == K_M_START:  # a member's serve process: its unit, or a disk's tag
+                    act, a_res = 2, r_mem0 + mi_dev[x]
+                    a_code = (x << KB) | (K_HDD_TAG if raid_hdd else K_M_GRANT)
+                    k = -1
+                elif k == K_M_GRANT:  # GenericModel.serve, on the member's own stream
+                    unit_busy(mi_dev[x], now, 1)
+                    mg = mrngs[mi_dev[x]]
+                    if svc_code == EMPIRICAL:
+                        base = svc_samples[mg.integers(0, n_svc_samples)]
+                    else:
+                        base = _sample_code(svc_code, svc_a, svc_b, mg)
+                    act, a_code = 1, (x << KB) | K_M_DONE
+                    a_delay = _service_s(base, mi_size[x], media)
+                    k = -1
+                elif k == K_M_DONE:
+                    unit_busy(mi_dev[x], now, -1)
+                    release(r_mem0 + mi_dev[x])
+                    fpush((x << KB) | K_M_PEND)
+                    k = -1
+                elif k == K_R_OVH:
+                    k = K_R_CMD
+                elif k == K_R_CMD:  # a write the cache holds, or the members now
+                    if not at_read[x] and 0 < at_size[x] <= r_cache:
+                        if space_take(SP_RAID, at_size[x], (x << KB) | K_R_CACHED):
+                            k = K_R_CACHED
+                        else:
+                            k = -1
+                    else:
+                        o = new_op(x, rq_off[at_req[x]], at_size[x], at_read[x])
+                        if o < 0:
+                            break
+                        x = o
+                        k = K_R_EXEC
+                elif k == K_R_CACHED:  # acknowledged; a destage process takes the data down
+                    rc[RC_CACHED] += 1
+                    o = new_op(RO_DESTAGE, rq_off[at_req[x]], at_size[x], False)
+                    if o < 0:
+                        break
+                    upush((o << KB) | K_R_DSTART)
+                    k = K_R_REPORT
+                elif k == K_R_DSTART:
+                    act, a_res, a_code = 2, r_destage, (x << KB) | K_R_DGRANT
+                    k = -1
+                elif k == K_R_DGRANT:
+                    k = K_R_EXEC
+                elif k == K_R_EXEC:  # _execute: the plan (raid_plan, as the reference), reads
+                    rc[RC_TURN] += 1
+                    nr, nw = fr.plan(r_level, r_n, r_su, ro_off[x], ro_size[x], ro_read[x],
+                                     failed_for(x), rc[RC_TURN], prd, pwr)
+                    for i in range(nr):
+                        for c in range(fr.NIO):
+                            ro_r[x * prows + i, c] = prd[i, c]
+                    for i in range(nw):
+                        for c in range(fr.NIO):
+                            ro_w[x * prows + i, c] = pwr[i, c]
+                    ro_nr[x] = nr
+                    ro_nw[x] = nw
+                    ro_resv[x] = False
+                    ro_step[x] = ST_READS
+                    k = -1 if member_io(x, 0, nr, True) else K_R_PHASE
+                elif k == K_R_ALL:
+                    k = K_R_PHASE
+                elif k == K_R_PHASE:  # a phase of the op is over (ro_lost: I/Os it lost)
+                    k = raid_phase_over(x, now)
+                    if k == K_R_BPACE:  # the rebuild paces itself
+                        act, a_delay, a_code = 1, pace_s[0], (x << KB) | K_R_BPACE
+                        k = -1
+                elif k == K_R_XEND:
+                    a = ro_att[x]
+                    ro_free[ronf[0]] = x
+                    ronf[0] += 1
+                    if a >= 0:  # the request reports its completion
+                        x = a
+                        k = K_R_REPORT
+                    else:  # a destage: its slot, then its room in the cache
+                        release(r_destage)
+                        rc[RC_DESTAGES] += 1
+                        space_give(SP_RAID, ro_size[x])
+                        k = -1
+                elif k == K_R_REPORT:  # Coalescer.report
+                    k = -1
+                    if r_ccount <= 1:
+                        fpush((x << KB) | K_R_REPORTED)
+                    else:
+                        npend = rc[RC_PENDING]
+                        if npend >= co_pend.shape[0]:
+                            ctl[C_OVF] = 1
+                            break
+                        co_pend[npend] = (x << KB) | K_R_REPORTED
+                        rc[RC_PENDING] = npend + 1
+                        if npend + 1 >= r_ccount:
+                            raid_flush()
+                        elif npend == 0:  # the first pending one starts a timer
+                            upush((rc[RC_EPOCH] << KB) | K_R_TSTART)
+                elif k == K_R_TSTART:
+                    act, a_delay, a_code = 1, r_ctimeout, (x << KB) | K_R_TIMER
+                    k = -1
+                elif k == K_R_TIMER:
+                    if x == rc[RC_EPOCH] and rc[RC_PENDING] > 0:
+                        raid_flush()
+                    k = -1
+                elif k == K_R_REPORTED:
+                    if r_faults:  # the request's phase: its count and summed latency
+                        rc[RC_PREQ + rc[RC_PHASE]] += 1
+                        rcf[RCF_PLAT + rc[RC_PHASE]] += now - at_tdev[x]
+                    k = K_DEV_FINISHED
+                elif k == K_R_DOOMED:  # the doomed AllOf processed: the `doomed | failed` Or
+                    if ro_mode[x] == MD_OR:
+                        ro_mode[x] = MD_ORDONE
+                        fpush((x << KB) | K_R_OR)
+                    k = -1
+                elif k == K_R_OR:  # the op resumes: its I/Os at the failed member, if lost
+                    k = raid_or_resumed(x)
+                elif k == K_R_FSTART:  # RaidModel._fail
+                    act, a_delay, a_code = 1, rp[RP_FAIL_AT], K_R_FAIL
+                    k = -1
+                elif k == K_R_FAIL:  # the member fails: degraded; its busy units withdrawn
+                    rc[RC_FAILED_NOW] = r_failed
+                    rc[RC_PHASE] = PH_DEGRADED
+                    rcf[RCF_FAILED_AT] = now
+                    dv_dead[r_failed] = 1
+                    level(L_BUSY, now, -dv_busy[r_failed])
+                    rc[RC_FAILTRIG] = 1
+                    fpush(K_R_FAILEV)
+                    k = -1
+                elif k == K_R_FAILEV:  # the failed event's waiters, in registration order
+                    if rc[RC_RB_WAITING] != 0:  # the rebuild waited for it first (at t = 0)
+                        rc[RC_RB_WAITING] = 0
+                        schedule(now, max(0.0, rp[RP_RB_START] - now), K_R_BWAIT)
+                    raid_fail_waiters()
+                    k = -1
+                elif k == K_R_BSTART:  # RaidModel._rebuild: after the failure, at its start
+                    if r_live:
+                        rc[RC_RB_WAITING] = 1
+                        k = -1
+                    else:
+                        act, a_code = 1, K_R_BWAIT
+                        a_delay = max(0.0, rp[RP_RB_START] - now)
+                        k = -1
+                elif k == K_R_BWAIT:  # the spare takes the failed member's place
+                    rc[RC_SPARE] = 1
+                    rc[RC_PHASE] = PH_REBUILDING
+                    rcf[RCF_RB_STARTED] = now
+                    o = new_op(RO_REBUILD, 0.0, 0.0, True)
+                    if o < 0:
+                        break
+                    x = o
+                    k = K_R_BSTEP
+                elif k == K_R_BSTEP:  # the rebuild's loop: the next range, or done
+                    k = -1
+                    pos = rcf[RCF_RB_POS]
+                    target = rp[RP_RB_TARGET]
+                    if pos < target:
+                        rcf[RCF_RB_T0] = now
+                        ro_off[x] = pos
+                        ro_size[x] = min(rp[RP_RB_STEP], target - pos)
+                        nrb = fr.rebuild_plan(r_level, r_n, r_failed, pos, ro_size[x],
+                                              rc[RC_RB_TURN], prd)
+                        rc[RC_RB_TURN] += 1
+                        for i in range(nrb):
+                            for c in range(fr.NIO):
+                                ro_r[x * prows + i, c] = prd[i, c]
+                        ro_step[x] = ST_RB_READS
+                        member_io(x, 0, nrb, True)
+                    else:
+                        rc[RC_FAILED_NOW] = -1
+                        rc[RC_PHASE] = PH_AFTER
+                        rcf[RCF_RB_ENDED] = now
+                        ro_free[ronf[0]] = x
+                        ronf[0] += 1
+                else:  # K_R_BPACE
+                    k = K_R_BSTEP
+                if ctl[C_OVF] != 0:
+                    break
             elif k == K_DEV_GRANT:  # ---- device: a unit starts service
                 level(L_BUSY, now, 1)
                 base = draw_service(devkind == DEV_CLOUD and not at_read[x])
@@ -1209,6 +1774,13 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 elif hdd:  # HddModel.serve: an NCQ tag
                     act, a_res, a_code = 2, r_units, (x << KB) | K_HDD_TAG
                     k = -1
+                elif raid:  # RaidModel.serve: the controller overhead holds nothing
+                    rc[RC_REQUESTS] += 1
+                    if r_ovh > 0:
+                        act, a_delay, a_code = 1, r_ovh, (x << KB) | K_R_OVH
+                        k = -1
+                    else:
+                        k = K_R_CMD
                 elif ssd:  # SsdModel.serve: the controller overhead holds nothing
                     if s_ovh > 0:
                         act, a_delay, a_code = 1, s_ovh, (x << KB) | K_SSD_OVH
@@ -1780,6 +2352,11 @@ def _dist_ok(d) -> bool:
 def supports(stack: Stack, workload: Workload) -> str | None:
     """None when the fast engine can run this stack and workload, else a short reason."""
     dev = stack.device
+    if isinstance(dev, RaidDevice):
+        reason = _raid_supports(dev)
+        if reason is not None:
+            return reason
+        dev = dev.member  # (its fields and distributions are checked below)
     kind = getattr(dev, "kind", type(dev).__name__)
     if type(dev) not in _KNOWN_DEVICE:
         return f"device.kind {kind!r} has no fast model"
@@ -1804,6 +2381,42 @@ def supports(stack: Stack, workload: Workload) -> str | None:
     return None
 
 
+# RAID members the fast engine runs (RaidModel over GenericModel or HddModel members)
+_RAID_MEMBERS = (GenericDevice, HddDevice)
+
+
+def _raid_supports(dev: RaidDevice) -> str | None:
+    """Why the fast engine cannot run this RAID set (None: it can)."""
+    if type(dev.member) not in _RAID_MEMBERS:
+        return (f"device.member.kind {dev.member.kind!r}: RAID over this family is not in the "
+                "fast engine")
+    return None
+
+
+def _raid_counters(dev: RaidDevice, rc, rcf) -> dict:
+    """RaidModel's ``counters`` from the kernel's."""
+    c = {"requests": int(rc[RC_REQUESTS]), "member_reads": int(rc[RC_MREADS]),
+         "member_writes": int(rc[RC_MWRITES]), "cached_writes": int(rc[RC_CACHED]),
+         "destages": int(rc[RC_DESTAGES])}
+    if dev.failed_member is None:
+        return c
+    for what, first in (("reads", RC_MR_FG), ("writes", RC_MW_FG)):
+        for i, cause in enumerate(("foreground", "degraded", "rebuild")):
+            c[f"member_{what}_{cause}"] = int(rc[first + i])
+    c.update({"member_ios_lost": int(rc[RC_LOST]), "requests_re_served": int(rc[RC_RESERVED]),
+              "rebuilt_bytes": float(rcf[RCF_REBUILT]),
+              "rebuild_target_bytes": float(rcf[RCF_TARGET])})
+    for i, phase in enumerate(RAID_PHASES):
+        c[f"{phase}_requests"] = int(rc[RC_PREQ + i])
+        c[f"{phase}_latency_s"] = float(rcf[RCF_PLAT + i])
+        c[f"{phase}_degraded_reads"] = int(rc[RC_PDR + i])
+    for name, i in (("failed_at_s", RCF_FAILED_AT), ("rebuild_started_s", RCF_RB_STARTED),
+                    ("rebuild_ended_s", RCF_RB_ENDED)):
+        if not math.isnan(rcf[i]):  # (once it happened)
+            c[name] = float(rcf[i])
+    return c
+
+
 def _device_dists(dev) -> list[tuple[str, Distribution]]:
     """The device's distributions: (name, first: all I/Os or reads), then writes if apart."""
     if isinstance(dev, CloudDevice):
@@ -1813,6 +2426,8 @@ def _device_dists(dev) -> list[tuple[str, Distribution]]:
         return out
     if isinstance(dev, HddDevice):  # positions, not distributions
         return []
+    if isinstance(dev, RaidDevice):  # its members'
+        return [(f"device.member{n[len('device'):]}", d) for n, d in _device_dists(dev.member)]
     if isinstance(dev, SsdDevice):  # the fast (LSB) and slow (MSB) page's read, then program
         return [(f"device.{n}", getattr(dev, n)) for n in _SSD_DISTS
                 if getattr(dev, n) is not None]
@@ -1876,14 +2491,15 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     # the io stream only matters when an I/O's direction, size or address can change an outcome
     ssd = isinstance(dev, SsdDevice)  # (an SSD's address picks the dies: always drawn)
     hdd = isinstance(dev, HddDevice)  # (an HDD's address is a position: always drawn)
-    draw_io = ssd or hdd or not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
+    raid = isinstance(dev, RaidDevice)  # (a RAID's address picks the members: always drawn)
+    draw_io = ssd or hdd or raid or not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
     draw_io = draw_io and trace is None  # a trace's requests are read, not drawn
     # the reference's named streams; one that would draw nothing is not even made
     streams = Streams(seed, replication)
     rng_io = streams["io"] if draw_io else _idle_rng()
     dists = _device_dists(dev)
     random_dev = any(d.code != 0 for _, d in dists) or (hdd and dev.rotation == "uniform")
-    rng_dev = streams["device"] if random_dev else _idle_rng()
+    rng_dev = streams["device"] if random_dev and not raid else _idle_rng()
     poisson = wl.open_loop and wl.arrival == "poisson"
     rng_arr = streams["arrivals"] if poisson else _idle_rng()
     if ovh_on and overhead.code != 0 and not wl.open_loop:
@@ -1915,7 +2531,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_SERIAL] = serial
     ip[P_OVH_CODE] = ovh_code
     ip[P_SVC_CODE] = svc_code
-    ip[P_UNITS] = dev.queue_depth if hdd else dev.units  # (an HDD: its NCQ tags)
+    ip[P_UNITS] = dev.queue_depth if hdd else 1 if raid else dev.units  # (an HDD: its tags)
     ip[P_NR_ON] = nr < 10**6
     ip[P_NR] = nr
     ip[P_QD] = stack.hba.queue_depth
@@ -1935,7 +2551,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_ATCAP] = atcap
     ip[P_NFAIL] = len(mp.failures)
     ip[P_MAXREQ] = -1 if wl.open_loop else nslots * maxparts
-    ip[P_DEVKIND] = DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_HDD if hdd else DEV_GENERIC
+    ip[P_DEVKIND] = (DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_HDD if hdd
+                     else DEV_RAID if raid else DEV_GENERIC)
     ip[P_SVC2_CODE] = svc2_code
     ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
     ip[P_PROGRESS] = PROGRESS_EVERY if progress.active() else 0
@@ -1999,8 +2616,61 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read, trace.gap_s,
               trace.latency_s, trace.issue_s)
     hdd_args = fh.hdd_params(dev) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
+    raid_args = (np.zeros(NRP), np.zeros(NRC, np.int64), np.zeros(NRCF), _idle_rng_list())
+    if raid:
+        raid_args, hdd_args = _raid_args(dev, wl, streams, fp, ip[P_ATCAP], sizes, maxb, trace)
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
-            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args)
+            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args,
+            *raid_args)
+
+
+def _raid_args(dev: RaidDevice, wl: Workload, streams: Streams, fp, atcap: int, sizes,
+               maxb: float, trace):
+    """The kernel's RAID arguments (parameters, counters, the members' streams) and its
+    members' disk arguments; the members' service distribution is the kernel's "service"."""
+    member = dev.member
+    hdd = isinstance(member, HddDevice)
+    # cached writes still to destage: each holds its bytes of the cache until it is down
+    parts = [p for s in sizes for p in (min(s, maxb), s - (math.ceil(s / maxb) - 1) * maxb)]
+    smallest = 512.0 if trace is not None else max(1.0, min(parts))
+    cached = int(min(dev.write_cache_bytes // smallest, 1 << 16))
+    rp = np.zeros(NRP)
+    rp[RP_LEVEL] = raid_level_code(dev.level)
+    rp[RP_N] = dev.members
+    rp[RP_SU] = dev.stripe_unit_bytes
+    rp[RP_OVH] = dev.controller_overhead_s
+    rp[RP_CACHE] = dev.write_cache_bytes
+    rp[RP_DLIMIT] = dev.destage_limit
+    rp[RP_CCOUNT] = dev.coalesce_count
+    rp[RP_CTIMEOUT] = dev.coalesce_timeout_s
+    rp[RP_MKIND] = DEV_HDD if hdd else DEV_GENERIC
+    rp[RP_MUNITS] = member.queue_depth if hdd else member.units
+    rp[RP_ROCAP] = atcap + cached + 2  # (and the rebuild)
+    rp[RP_PROWS] = raid_plan_rows(dev.members, dev.stripe_unit_bytes, min(max(sizes), maxb))
+    if not hdd:
+        fp[F_MEDIA] = member.media_rate_Bps
+    random = member.rotation == "uniform" if hdd else member.service.code != 0
+    f = dev.failed_member
+    rp[RP_FAILED] = -1 if f is None else f
+    rp[RP_LIVE] = f is not None and dev.fail_at_s > 0
+    rp[RP_FAIL_AT] = dev.fail_at_s
+    rebuild = f is not None and dev.rebuild_start_s is not None
+    rp[RP_REBUILD] = rebuild
+    if rebuild:
+        rp[RP_RB_START] = dev.rebuild_start_s
+        rp[RP_RB_RATE] = dev.rebuild_rate_Bps
+        rp[RP_RB_STEP] = dev.rebuild_io_bytes or dev.stripe_unit_bytes
+        rp[RP_RB_TARGET] = dev.rebuild_target_bytes
+    # RaidModel's _Prefixed streams, one per member ("device.member{i}"), and the spare's
+    names = [f"device.member{i}" for i in range(dev.members)]
+    names.append(f"device.spare{f}" if rebuild else "")
+    mrngs = _rng_list(streams[names[0]] if random else _idle_rng())
+    for name in names[1:]:
+        _rng_list_add(mrngs, streams[name] if random and name else _idle_rng())
+    hdd_args = fh.hdd_params(member) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
+    rcf = np.zeros(NRCF)
+    rcf[[RCF_FAILED_AT, RCF_RB_STARTED, RCF_RB_ENDED]] = np.nan  # (not yet)
+    return (rp, np.zeros(NRC, np.int64), rcf, mrngs), hdd_args
 
 
 @dataclass
@@ -2066,7 +2736,8 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         if tot[T_STATUS] == STALLED:
             raise RuntimeError("fast engine: no event left before the run finished (stalled)")
         if tot[T_STATUS] == BEYOND:  # HddModel._add's refusal, word for word
-            cap = stack.device.capacity_bytes
+            disk = stack.device.member if isinstance(stack.device, RaidDevice) else stack.device
+            cap = disk.capacity_bytes
             raise SpecError(
                 f"an I/O at offset {out_f[6]:.0f} + {out_f[7]:.0f} bytes lies beyond "
                 f"device.capacity_bytes = {cap:.0f}: lower workload.span_bytes"
@@ -2125,6 +2796,8 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
                                            "media_writes": int(tot[T_MEDIA_WRITES]),
                                            "cache_writes": int(tot[T_CACHE_WRITES]),
                                            "cache_reads": int(tot[T_CACHE_READS])})
+    elif isinstance(stack.device, RaidDevice):  # RaidModel's counters
+        device = SimpleNamespace(counters=_raid_counters(stack.device, *args[-3:-1]))
     elif isinstance(stack.device, SsdDevice):  # SsdModel's counters
         device = SimpleNamespace(counters={"page_reads": int(tot[T_PAGE_READS]),
                                            "page_programs": int(tot[T_PAGE_PROGS]),

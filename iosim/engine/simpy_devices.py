@@ -37,7 +37,7 @@ from ..devices.hdd import (
     read_ahead_stop,
     read_ahead_wait_s,
 )
-from ..devices.raid import raid_rebuild_reads, raid_row_end
+from ..devices.raid import RAID_PHASES, raid_rebuild_reads, raid_row_end
 from ..devices.ssd import ssd_die_of_page, ssd_group_bytes, ssd_page_slow, ssd_pages
 from ..spec import SpecError
 
@@ -656,8 +656,6 @@ class _MemberRecorder:
         return getattr(self.rec, name)
 
 
-#: Phases of a RAID set with a member failure, in order (the keys of the per-phase counters).
-RAID_PHASES = ("before_failure", "degraded", "rebuilding", "after_rebuild")
 
 
 class RaidModel:

@@ -1,0 +1,264 @@
+"""RAID on the fast engine against the reference engine: the same answers.
+
+``RaidModel`` (the member-I/O plan of ``raid_plan``, one member process per member I/O joined
+as its ``AllOf`` joins them, reads before the writes that depend on them, the controller
+overhead, the write-back cache destaged with a limit of destages in flight, completion
+coalescing by count and timer) runs in the fast kernel over generic and HDD members, each
+member its own state and its own random stream, so every figure of the Results is identical,
+counters included: levels x member families x loads, the cache and coalescing, degraded mode,
+a member failing mid-run and its rebuild (the requests that lose an I/O re-served as the
+reference re-serves them), the RAID presets, and generated RAID stacks.
+"""
+
+from dataclasses import replace
+
+import pytest
+from equality import both, differences
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from iosim import presets
+from iosim.devices import RaidDevice
+from iosim.engine.fast import supports
+from iosim.simulate import open_loop_capacity_iops, simulate
+from iosim.stack import BlockSpec, HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
+from iosim.workload import Workload
+
+RAID_PRESETS = [n for n in presets.names() if presets.load(n)[0].device.kind == "raid"]
+
+LEVELS = {"0": 3, "1": 2, "10": 4, "5": 4, "6": 5}
+MEMBERS = {
+    "generic-exp": {"kind": "generic", "units": 2, "service": "exp:0.5ms",
+                    "media_rate_Bps": 500e6},
+    "generic-det": {"kind": "generic", "units": 1, "service": "det:0.4ms"},
+    "hdd-fifo": {"kind": "hdd", "rpm": 7200, "capacity_bytes": 50e9, "queue_depth": 8,
+                 "scheduler": "fifo"},
+    "hdd-sptf-cache": {"kind": "hdd", "rpm": 10000, "capacity_bytes": 50e9, "queue_depth": 16,
+                       "scheduler": "sptf", "write_cache_entries": 8, "destage": "sptf"},
+    "hdd-uniform": {"kind": "hdd", "rpm": 7200, "capacity_bytes": 50e9, "queue_depth": 4,
+                    "scheduler": "fifo", "rotation": "uniform", "write_cache_entries": 4,
+                    "destage": "fifo"},
+}
+LOADS = {
+    "randread": dict(rw="randread", numjobs=4, iodepth=2),
+    "randwrite-mix": dict(rw="randwrite", numjobs=6, bssplit="4k/50:64k/30:256k/20"),
+    "randrw-qd16": dict(rw="randrw", numjobs=8, iodepth=2),
+    "seq-write-full-stripes": dict(rw="write", numjobs=2, block_size_bytes=786432),
+}
+
+
+def raid_stack(level, member, **kw):
+    dev = RaidDevice(level=level, members=LEVELS[level], member=MEMBERS[member],
+                     stripe_unit_bytes=65536, **kw)
+    return Stack(device=dev, block=BlockSpec(nr_requests=128), hba=HbaSpec(queue_depth=64))
+
+
+@pytest.mark.parametrize("load", sorted(LOADS))
+@pytest.mark.parametrize("member", sorted(MEMBERS))
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_levels_over_member_families_are_identical(level, member, load):
+    stack = raid_stack(level, member)
+    wl = Workload(span_bytes=4e9, **LOADS[load])
+    assert supports(stack, wl) is None
+    ref, fast = both(stack, wl, ios=500, warmup_ios=50, seed=5)
+    assert ref.counters == fast.counters
+    assert differences(ref, fast) == []
+
+
+# the controller: overhead, the write-back cache (room and destage slots both binding), and
+# completion coalescing by count and by timer (a zero timer too)
+CONTROLLERS = {
+    "overhead": dict(controller_overhead_s=80e-6),
+    "cache": dict(write_cache_bytes=65536, destage_limit=2),
+    "cache-large": dict(write_cache_bytes=4 << 20, destage_limit=64, controller_overhead_s=20e-6),
+    "coalesce": dict(coalesce_count=3, coalesce_timeout_s=0.3e-3),
+    "coalesce-zero-timer": dict(coalesce_count=2, coalesce_timeout_s=0.0),
+    "everything": dict(controller_overhead_s=0.2e-3, write_cache_bytes=1 << 20,
+                       destage_limit=4, coalesce_count=2, coalesce_timeout_s=0.4e-3),
+}
+
+
+@pytest.mark.parametrize("member", ["generic-exp", "hdd-sptf-cache"])
+@pytest.mark.parametrize("controller", sorted(CONTROLLERS))
+@pytest.mark.parametrize("level", ["0", "5"])
+def test_controller_cache_and_coalescing_are_identical(level, controller, member):
+    stack = raid_stack(level, member, **CONTROLLERS[controller])
+    for rw in ("randwrite", "randrw"):
+        wl = Workload(rw=rw, numjobs=8, iodepth=2, span_bytes=4e9)
+        ref, fast = both(stack, wl, ios=600, warmup_ios=60, seed=8)
+        assert ref.counters == fast.counters
+        assert differences(ref, fast) == []
+
+
+def test_the_cache_and_coalescing_really_act():
+    """Not a vacuous match: writes are cached, destaged, and completions wait for company."""
+    stack = raid_stack("5", "generic-exp", **CONTROLLERS["everything"])
+    wl = Workload(rw="randrw", numjobs=8, span_bytes=4e9)
+    ref, fast = both(stack, wl, ios=1000, warmup_ios=0, seed=2)
+    c = fast.counters["device"]
+    assert c["cached_writes"] > 300 and 0 < c["destages"] <= c["cached_writes"]
+    # the requests' reads, plus the old data and parity read-modify-write reads for destages
+    assert c["member_reads"] > c["requests"] - c["cached_writes"] + c["destages"]
+    assert differences(ref, fast) == []
+    plain = raid_stack("5", "generic-exp")
+    lone = Workload(rw="randread", numjobs=1, span_bytes=4e9)
+    slow = both(raid_stack("5", "generic-exp", **CONTROLLERS["coalesce"]), lone, ios=200,
+                warmup_ios=0, seed=1)
+    fast_plain = both(plain, lone, ios=200, warmup_ios=0, seed=1)[1]
+    assert differences(*slow) == []
+    # a lone request waits out the timer
+    assert slow[1].lat_mean_s == pytest.approx(fast_plain.lat_mean_s + 0.3e-3, rel=1e-9)
+
+
+def test_every_raid_preset_is_supported():
+    assert "raid0-12x-hdd-wbc" in RAID_PRESETS
+    for name in RAID_PRESETS:
+        stack, wl = presets.load(name)
+        assert supports(stack, wl or Workload()) is None, name
+
+
+@pytest.mark.parametrize("iodepth", [1, 2, 16, 256])
+@pytest.mark.parametrize("name", RAID_PRESETS)
+def test_raid_presets_are_identical_across_e8s_depths(name, iodepth):
+    stack, wl = presets.load(name)
+    wl = replace(wl or Workload(), iodepth=iodepth)
+    ref, fast = both(stack, wl, ios=1500, warmup_ios=150, seed=3)
+    assert ref.counters == fast.counters
+    assert differences(ref, fast) == []
+
+
+@pytest.mark.parametrize("level", ["5", "6", "10"])
+def test_notebook_05s_raid_of_disks_is_identical_and_auto_picks_fast(level):
+    e8, wl = presets.load("raid0-12x-hdd-wbc")
+    member = {**presets.load("hdd-7200")[0].device.to_dict(), "scheduler": "fifo"}
+    stack = e8.with_(**{
+        "device.member": member, "device.members": 6, "device.write_cache_bytes": 0,
+        "device.controller_overhead_s": 0, "device.coalesce_count": 1,
+        "device.coalesce_timeout_s": 0, "device.level": level})
+    for numjobs, rw in ((16, "randwrite"), (64, "randrw")):
+        w = replace(wl, numjobs=numjobs, rw=rw)
+        ref, fast = both(stack, w, ios=2000, warmup_ios=200, seed=4)
+        assert ref.counters == fast.counters and differences(ref, fast) == []
+    assert simulate(stack, wl, ios=200, warmup_ios=20, seed=1, engine="auto").engine == "fast"
+
+
+def test_open_loop_raid_is_identical():
+    stack = raid_stack("5", "hdd-fifo", write_cache_bytes=1 << 20, coalesce_count=2,
+                       coalesce_timeout_s=1e-3)
+    wl = Workload(rw="randrw", rate_iops=1.0, span_bytes=4e9)
+    wl = replace(wl, rate_iops=0.6 * open_loop_capacity_iops(stack, wl))
+    ref, fast = both(stack, wl, ios=1500, warmup_ios=100, seed=6)
+    assert ref.counters == fast.counters
+    assert differences(ref, fast) == []
+
+
+# -- degraded mode, a member failing mid-run, the rebuild ----------------------------------------
+
+FAULTS = {
+    "degraded": dict(failed_member=1),
+    "fails-mid-run": dict(failed_member=1, fail_at_s=0.05),
+    "fails-then-rebuilds": dict(failed_member=1, fail_at_s=0.05, rebuild_start_s=0.1,
+                                rebuild_span_bytes=2e6, rebuild_io_bytes=262144,
+                                rebuild_rate_Bps=50e6),
+    "degraded-rebuilds-at-once": dict(failed_member=0, rebuild_start_s=0.0,
+                                      rebuild_span_bytes=1e6),
+    "fails-rebuilds-cached-coalesced": dict(
+        failed_member=2, fail_at_s=0.03, rebuild_start_s=0.05, rebuild_span_bytes=4e6,
+        write_cache_bytes=65536, destage_limit=4, coalesce_count=2, coalesce_timeout_s=1e-4),
+}
+FAULT_LEVELS = {"1": 3, "10": 4, "5": 4, "6": 5}
+
+
+@pytest.mark.parametrize("member", ["generic-exp", "hdd-fifo"])
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("level", sorted(FAULT_LEVELS))
+def test_degraded_failure_and_rebuild_are_identical(level, fault, member):
+    dev = RaidDevice(level=level, members=FAULT_LEVELS[level], member=MEMBERS[member],
+                     **FAULTS[fault])
+    stack = Stack(device=dev, block=BlockSpec(nr_requests=64), hba=HbaSpec(queue_depth=32))
+    for rw in ("randrw", "randwrite"):
+        wl = Workload(rw=rw, numjobs=8, span_bytes=4e6, bssplit="4k/70:128k/30")
+        assert supports(stack, wl) is None
+        ref, fast = both(stack, wl, ios=1500, warmup_ios=0, seed=5)
+        assert ref.counters == fast.counters
+        assert differences(ref, fast) == []
+
+
+def test_the_failure_and_the_rebuild_really_act():
+    """Not a vacuous match: I/Os die with the member, requests are re-served, every phase
+    sees requests, and the rebuild writes its whole target to the spare."""
+    dev = RaidDevice(level="5", members=4, member=MEMBERS["generic-exp"],
+                     **FAULTS["fails-then-rebuilds"])
+    stack = Stack(device=dev, block=BlockSpec(nr_requests=64), hba=HbaSpec(queue_depth=32))
+    wl = Workload(rw="randrw", numjobs=8, span_bytes=4e6)
+    ref, fast = both(stack, wl, ios=3000, warmup_ios=0, seed=5)
+    c = fast.counters["device"]
+    assert c["member_ios_lost"] > 0 and c["requests_re_served"] > 0
+    assert c["rebuilt_bytes"] == c["rebuild_target_bytes"] > 0
+    assert c["failed_at_s"] == 0.05 and c["rebuild_started_s"] == 0.1 < c["rebuild_ended_s"]
+    assert min(c[f"{p}_requests"] for p in ("before_failure", "degraded", "rebuilding",
+                                            "after_rebuild")) > 0
+    assert c["member_reads_degraded"] > 0 and c["member_reads_rebuild"] > 0
+    assert differences(ref, fast) == []
+
+
+# -- generated RAID stacks ---------------------------------------------------------------------
+
+
+@st.composite
+def raid_stacks(draw):
+    level = draw(st.sampled_from(sorted(LEVELS)))
+    n = LEVELS[level] + 2 * draw(st.integers(0, 2))
+    member = dict(MEMBERS[draw(st.sampled_from(sorted(MEMBERS)))])
+    if member["kind"] == "generic":
+        member["service"] = draw(st.sampled_from(["det:0.3ms", "exp:0.3ms",
+                                                  "gamma:0.4ms,scv=2", "uniform:0.1ms,0.5ms"]))
+        member["units"] = draw(st.integers(1, 3))
+    dev = RaidDevice(
+        level=level, members=n, member=member,
+        stripe_unit_bytes=draw(st.sampled_from([4096, 65536, 262144])),
+        controller_overhead_s=draw(st.sampled_from([0.0, 50e-6])),
+        write_cache_bytes=draw(st.sampled_from([0, 65536, 1 << 20])),
+        destage_limit=draw(st.sampled_from([1, 4, 64])),
+        coalesce_count=draw(st.sampled_from([1, 2, 4])),
+        coalesce_timeout_s=draw(st.sampled_from([0.0, 0.2e-3, 2e-3])))
+    if level != "0" and draw(st.booleans()):  # a member failed, or failing, and a rebuild
+        fail_at = draw(st.sampled_from([0.0, 2e-3, 0.02]))
+        rebuild = draw(st.sampled_from([None, 0.0, 0.03]))
+        dev = dev.with_(
+            failed_member=draw(st.integers(0, n - 1)), fail_at_s=fail_at,
+            rebuild_start_s=None if rebuild is None else max(rebuild, fail_at),
+            rebuild_span_bytes=draw(st.sampled_from([1e6, 4e6])),
+            rebuild_rate_Bps=draw(st.sampled_from([float("inf"), 100e6])))
+    stack = Stack(
+        device=dev,
+        host=HostSpec(overhead=draw(st.sampled_from(["0", "det:20us", "exp:50us"]))),
+        block=BlockSpec(nr_requests=draw(st.sampled_from([2, 128, 10**6])),
+                        max_sectors_bytes=draw(st.sampled_from([65536, 524288]))),
+        hba=HbaSpec(queue_depth=draw(st.integers(1, 32))),
+        multipath=MultipathSpec(paths=draw(st.integers(1, 2))),
+        link=LinkSpec(latency_s=draw(st.sampled_from([0.0, 1e-5])),
+                      bandwidth_Bps=draw(st.sampled_from([float("inf"), 1e9]))))
+    rw = draw(st.sampled_from(["randread", "randwrite", "randrw", "read", "write", "rw"]))
+    sizes = draw(st.sampled_from([{"block_size_bytes": 4096}, {"block_size_bytes": 131072},
+                                  {"bssplit": "4k/60:64k/30:1m/10"}]))
+    if draw(st.booleans()):
+        wl = Workload(rw=rw, numjobs=draw(st.integers(1, 8)), iodepth=draw(st.integers(1, 4)),
+                      thinktime_s=draw(st.sampled_from([0.0, 2e-4])), span_bytes=4e9, **sizes)
+    else:
+        wl = Workload(rw=rw, rate_iops=1.0, arrival=draw(st.sampled_from(["poisson", "paced"])),
+                      span_bytes=4e9, **sizes)
+        cap = open_loop_capacity_iops(stack, wl)
+        wl = replace(wl, rate_iops=cap * draw(st.sampled_from([0.3, 0.7])))
+    return stack, wl
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(raid_stacks(), st.integers(0, 2**16))
+def test_generated_raid_stacks_give_identical_results(case, seed):
+    stack, wl = case
+    assert supports(stack, wl) is None
+    ref, fast = both(stack, wl, ios=300, warmup_ios=30, seed=seed)
+    assert ref.counters == fast.counters
+    assert differences(ref, fast) == []
