@@ -53,6 +53,12 @@ def device_stacks():
     yield "raid0-12x-hdd-wbc, numjobs 16", "raid0_wbc", (e8, replace(e8_wl, numjobs=16))
 
 
+# The reference engine's run of a device row is simpy_ios // 5 I/Os, except where that would
+# measure a transient: E8's controller cache holds 1,024 4 KiB writes, and SimPy simulates the
+# writes that fill it faster than those that wait for destages.
+SIMPY_SHARE = {"raid0_wbc": 1}
+
+
 def raid5_of_disks(numjobs: int):
     """Notebook 05's RAID: RAID 5 of six hdd-7200 disks (FIFO), no controller cache, under the
     E8 workload (4 KiB random writes) of ``numjobs`` jobs."""
@@ -210,7 +216,7 @@ def main(argv=None) -> int:
         figures[f"fast_ios_per_s_{n}"] = f
         figures[f"ratio_{n}"] = f / s
     for label, key, (stack, wl) in device_stacks():
-        s = rate_simpy(stack, wl, simpy_ios // 5)
+        s = rate_simpy(stack, wl, simpy_ios // SIMPY_SHARE.get(key, 5))
         f = rate_fast(stack, wl, fast_ios // 10)
         rows.append((f"simpy I/Os per s, {label}", f"{s:,.0f}", ""))
         rows.append((f"fast I/Os per s, {label}", f"{f:,.0f}", ""))

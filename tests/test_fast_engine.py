@@ -135,9 +135,10 @@ def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
     before = fast._source_stamp([a, b])
     b.write_text("y = 2\n")
     assert fast._source_stamp([a, b]) != before
-    locator = getattr(getattr(fast._kernel, "_cache", None), "_impl", None)
-    if locator is not None:  # numba's layout as of 0.59-0.68
-        assert type(locator.locator).__name__ == "_DepsLocator"
+    for kernel in (fast._kernel, fast._kernel_raid):  # (with and without the RAID steps)
+        locator = getattr(getattr(kernel, "_cache", None), "_impl", None)
+        if locator is not None:  # numba's layout as of 0.59-0.68
+            assert type(locator.locator).__name__ == "_DepsLocator"
 
 
 def test_the_default_preset_runs_deterministically_identical_to_the_reference():
