@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from iosim import presets  # noqa: E402
+from iosim import Stack, Workload, presets  # noqa: E402
+from iosim.devices import ArrayDevice  # noqa: E402
 from iosim.dists import parse_dist  # noqa: E402
 from iosim.engine import fast  # noqa: E402
 from iosim.engine.simpy_engine import run_simpy  # noqa: E402
@@ -45,12 +46,15 @@ def device_stacks():
     """One preset per device family the fast engine runs beyond the generic device: (label,
     key, (stack, workload)). The disk: hdd-7200 (SPTF, NCQ) with 32 outstanding random reads;
     RAID: a RAID 5 of six such disks and E8's RAID 0 of 12 disks with the controller's
-    write-back cache and coalescing, 16 jobs each."""
+    write-back cache and coalescing, 16 jobs each; the array as it comes (four RAID 5 groups of
+    four disks) under 16 random readers."""
     stack, wl = presets.load("hdd-7200")
     yield "hdd-7200 SPTF QD 32", "hdd", (stack, replace(wl, numjobs=32))
     yield "RAID 5 of 6 hdd-7200, 16 writers", "raid5_hdd", raid5_of_disks(16)
     e8, e8_wl = presets.load("raid0-12x-hdd-wbc")
     yield "raid0-12x-hdd-wbc, numjobs 16", "raid0_wbc", (e8, replace(e8_wl, numjobs=16))
+    yield "array (4 RAID 5 groups of disks), 16 readers", "array", (
+        Stack(device=ArrayDevice()), Workload(rw="randread", numjobs=16))
 
 
 # The reference engine's run of a device row is simpy_ios // 5 I/Os, except where that would

@@ -1,4 +1,4 @@
-"""RAID on the fast engine against the reference engine: the same answers.
+"""RAID and the array on the fast engine against the reference engine: the same answers.
 
 ``RaidModel`` (the member-I/O plan of ``raid_plan``, one member process per member I/O joined
 as its ``AllOf`` joins them, reads before the writes that depend on them, the controller
@@ -7,21 +7,26 @@ coalescing by count and timer) runs in the fast kernel over generic and HDD memb
 member its own state and its own random stream, so every figure of the Results is identical,
 counters included: levels x member families x loads, the cache and coalescing, degraded mode,
 a member failing mid-run and its rebuild (the requests that lose an I/O re-served as the
-reference re-serves them), the RAID presets, and generated RAID stacks.
+reference re-serves them), the RAID presets, and generated RAID stacks. ``ArrayModel`` (front-end
+cores, read hits, the mirrored write-back cache destaged with a limit and a pace, wide striping
+over RAID groups served inline) runs over the same RAID steps, one set of state per group.
 """
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from equality import both, differences
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from iosim import presets
-from iosim.devices import RaidDevice
+from iosim.devices import ArrayDevice, RaidDevice
 from iosim.engine.fast import supports
+from iosim.replay import replay
 from iosim.simulate import open_loop_capacity_iops, simulate
 from iosim.stack import BlockSpec, HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
+from iosim.traces.blocktrace import BlockTrace
 from iosim.workload import Workload
 
 RAID_PRESETS = [n for n in presets.names() if presets.load(n)[0].device.kind == "raid"]
@@ -202,6 +207,80 @@ def test_the_failure_and_the_rebuild_really_act():
     assert differences(ref, fast) == []
 
 
+# -- the array over RAID groups ------------------------------------------------------------------
+
+ARRAYS = {
+    "default": dict(),
+    "generic-raid5-hits": dict(groups=3, read_hit_ratio=0.3, write_cache_bytes=1 << 20,
+                               frontend_s="exp:50us", frontend_units=2,
+                               group={"kind": "raid", "level": "5", "members": 4,
+                                      "member": MEMBERS["generic-exp"]}),
+    "no-cache-raid10": dict(groups=2, write_cache_bytes=0,
+                            group={"kind": "raid", "level": "10", "members": 4,
+                                   "member": MEMBERS["generic-det"]}),
+    "disks-paced-mirrored": dict(
+        groups=2, write_cache_bytes=256 << 10, destage_limit=4, destage_rate_Bps=20e6,
+        mirror_s=20e-6, group={"kind": "raid", "level": "6", "members": 5,
+                               "member": MEMBERS["hdd-fifo"], "coalesce_count": 2,
+                               "coalesce_timeout_s": 1e-4}),
+    "disks-failing-rebuilding": dict(
+        groups=2, write_cache_bytes=64 << 10, destage_limit=8,
+        group={"kind": "raid", "level": "5", "members": 4, "member": MEMBERS["hdd-sptf-cache"],
+               "failed_member": 1, "fail_at_s": 0.05, "rebuild_start_s": 0.1,
+               "rebuild_span_bytes": 2e6, "write_cache_bytes": 32768}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS))
+def test_arrays_over_raid_groups_are_identical(name):
+    stack = Stack(device=ArrayDevice(**ARRAYS[name]), block=BlockSpec(nr_requests=64),
+                  hba=HbaSpec(queue_depth=32))
+    for rw in ("randrw", "randwrite", "randread"):
+        wl = Workload(rw=rw, numjobs=8, span_bytes=8e6, bssplit="4k/70:128k/30")
+        assert supports(stack, wl) is None
+        ref, fast = both(stack, wl, ios=1500, warmup_ios=0, seed=5)
+        assert ref.counters == fast.counters
+        assert differences(ref, fast) == []
+
+
+def test_the_arrays_cache_and_hits_really_act_and_auto_picks_fast():
+    stack = Stack(device=ArrayDevice(**ARRAYS["generic-raid5-hits"]))
+    ref, fast = both(stack, Workload(rw="randrw", numjobs=8, span_bytes=8e6), ios=1500,
+                     warmup_ios=0, seed=5)
+    c = fast.counters["device"]
+    assert c["read_hits"] > 0 and c["read_misses"] > 0 and c["destages"] > 0
+    assert differences(ref, fast) == []
+    assert simulate(stack, Workload(), ios=200, warmup_ios=20, seed=1,
+                    engine="auto").engine == "fast"
+
+
+# -- trace replay on a RAID and an array -------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["raid0-12x-hdd-wbc", "array"])
+@pytest.mark.parametrize("mode", ["open", "closed", "validate"])
+def test_engines_give_identical_raid_and_array_replays(device, mode):
+    rng = np.random.default_rng(11)
+    n = 1200
+    gap = 2e-3
+    t = BlockTrace(arrival_s=np.cumsum(rng.exponential(gap, n)) - gap,
+                   offset_bytes=rng.integers(0, int(8e9 // 4096), n) * 4096.0,
+                   size_bytes=rng.choice([4096.0, 65536.0, 262144.0], n),
+                   is_read=rng.random(n) < 0.6, latency_s=None,
+                   idle_s=rng.exponential(gap, n), source="test")
+    if device == "array":
+        stack = Stack(device=ArrayDevice(**ARRAYS["disks-paced-mirrored"]))
+    else:
+        stack = presets.load(device)[0]
+    kw = dict(mode=mode, seed=3, outstanding=6 if mode == "closed" else None)
+    ref = replay(t, stack, engine="simpy", **kw)
+    fast = replay(t, stack, engine="fast", **kw)
+    assert (ref.results.engine, fast.results.engine) == ("simpy", "fast")
+    assert differences(ref.results, fast.results) == []
+    assert np.array_equal(ref.latency_s, fast.latency_s)
+    assert np.array_equal(ref.issue_s, fast.issue_s)
+
+
 # -- generated RAID stacks ---------------------------------------------------------------------
 
 
@@ -230,6 +309,17 @@ def raid_stacks(draw):
             rebuild_start_s=None if rebuild is None else max(rebuild, fail_at),
             rebuild_span_bytes=draw(st.sampled_from([1e6, 4e6])),
             rebuild_rate_Bps=draw(st.sampled_from([float("inf"), 100e6])))
+    if draw(st.booleans()):  # an array over groups of it
+        dev = ArrayDevice(
+            group=dev, groups=draw(st.integers(1, 3)),
+            read_hit_ratio=draw(st.sampled_from([0.0, 0.4])),
+            frontend_units=draw(st.integers(1, 4)),
+            frontend_s=draw(st.sampled_from(["det:50us", "exp:30us"])),
+            write_cache_bytes=draw(st.sampled_from([0, 65536, 1 << 20])),
+            mirror_s=draw(st.sampled_from([0.0, 20e-6])),
+            destage_limit=draw(st.sampled_from([1, 8])),
+            destage_rate_Bps=draw(st.sampled_from([float("inf"), 50e6])),
+            extent_bytes=draw(st.sampled_from([65536, 1 << 20])))
     stack = Stack(
         device=dev,
         host=HostSpec(overhead=draw(st.sampled_from(["0", "det:20us", "exp:50us"]))),

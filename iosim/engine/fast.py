@@ -11,8 +11,11 @@ SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`) an
 generic or HDD members (``RaidModel``: the member-I/O plan of ``raid_plan``, compiled in
 :mod:`iosim.engine.fast_raid`; one process per member I/O joined as its ``AllOf`` joins them;
 the controller cache, destage limit and coalescing; degraded mode, a member failing mid-run
-and its rebuild onto a spare; each member disk its own state and stream); other kinds and
-RAID over other members (``supports`` names them) run on the reference engine.
+and its rebuild onto a spare; each member disk its own state and stream) and the array over
+RAID groups (``ArrayModel``: front-end cores, read hits, the mirrored cache destaged with a
+limit and a pace, each group's ``RaidModel.serve`` inline, one set of RAID state per group);
+arrays over other groups and RAID over other members (``supports`` names them) run on the
+reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
   resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
@@ -60,6 +63,7 @@ import numpy as np
 from numba.typed import List
 
 from ..devices import under_workload
+from ..devices.array import ArrayDevice, array_group_of, array_read_hit
 from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
 from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
@@ -102,6 +106,7 @@ _DEPENDS = [
     _HERE.parent.parent / "devices" / "hdd.py",
     _HERE.parent / "fast_hdd.py",
     _HERE.parent.parent / "devices" / "raid.py",
+    _HERE.parent.parent / "devices" / "array.py",
     _HERE.parent / "fast_raid.py",
     _HERE.parent / "recorder.py",
 ]
@@ -170,14 +175,17 @@ _ssd_page_slow = numba.njit(ssd_page_slow)
 _ssd_group_bytes = numba.njit(ssd_group_bytes)
 _sample_code = numba.njit(sample_code)
 _bucket = numba.njit(bucket_index)
+_array_group_of = numba.njit(array_group_of)
+_array_read_hit = numba.njit(array_read_hit)
 NBINS = LogHist().counts.shape[0]
 
 
-# -- event kinds (low 7 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the stack, the cloud and the SSD; 64-95: the HDD; 96-123: RAID; 124-127 free
+# -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD; 96-123: RAID; 128-137: the array;
+# 124-127 and 138-255 free
 
-KB = 7
-KMASK = 127
+KB = 8
+KMASK = 255
 K_JOB_TOP = 0  # a job slot at the top of its loop (process start or io.done)
 K_JOB_CPU = 1  # the job's CPU granted: spend the overhead
 K_JOB_OVH = 2  # overhead spent
@@ -291,12 +299,24 @@ K_R_BSTEP = 120  # inline: the rebuild's loop top
 K_R_BPACE = 121  # the rebuild's pacing wait done
 K_R_PHASE = 122  # inline: a phase of an op's member I/Os is over
 K_R_SPAWN = 123  # inline: a phase starts: its member processes (ro_sw, ro_scnt say which)
+# 128-137: the array (ArrayModel) over RAID groups (x: the attempt, or an array destage)
+K_A_CORE = 128  # a front-end core granted: its time
+K_A_FRONT = 129  # front-end time spent: a read hit, the back end, or the cache
+K_A_CACHED = 130  # room in the array's cache taken: mirror it
+K_A_MIRROR = 131  # mirrored: acknowledged; a destage process takes the data down
+K_A_DSTART = 132  # an array destage process starts: a destage slot
+K_A_DSLOT = 133  # destage slot granted: the pace, or the back end
+K_A_PGRANT = 134  # the destage pace granted: its time
+K_A_PACED = 135  # paced
+K_A_BACKEND = 136  # inline: ArrayModel._backend: the group's RaidModel.serve, inline
+K_A_BDONE = 137  # an array destage's back-end request done: its slot, then its cache room
 # what a die process is: a read (joined), a program (joined), a die's background programs
 SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 
 # device families
 DEV_GENERIC, DEV_CLOUD, DEV_SSD, DEV_HDD = 0, 1, 2, 3
 DEV_RAID = 4
+DEV_ARRAY = 5  # (over RAID groups)
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
 CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
                "write_bytes": 5, "op_share": 6, "byte_share": 7}
@@ -361,7 +381,14 @@ NFP = 34
 (RP_LEVEL, RP_N, RP_SU, RP_OVH, RP_CACHE, RP_DLIMIT, RP_CCOUNT, RP_CTIMEOUT, RP_MKIND,
  RP_MUNITS, RP_ROCAP, RP_PROWS, RP_FAILED, RP_LIVE, RP_FAIL_AT, RP_REBUILD, RP_RB_START,
  RP_RB_RATE, RP_RB_STEP, RP_RB_TARGET) = range(20)
-NRP = 20
+# the array over RAID groups: groups (1 for a RAID alone), its destage processes at once,
+# front-end cores, read-hit ratio, cache, mirror time, destage limit and rate, extent
+(RP_GROUPS, RP_AOCAP, RP_A_UNITS, RP_A_HIT, RP_A_CACHE, RP_A_MIRROR, RP_A_DLIMIT, RP_A_RATE,
+ RP_A_EXTENT) = range(20, 29)
+NRP = 29
+# the array's counters: the row after the groups' in rc
+AC_HITS, AC_MISSES, AC_CACHED, AC_DESTAGES, AC_BACKEND = range(5)
+ARRAY_COUNTERS = ("read_hits", "read_misses", "cached_writes", "destages", "backend_writes")
 (RC_REQUESTS, RC_MREADS, RC_MWRITES, RC_CACHED, RC_DESTAGES, RC_TURN, RC_EPOCH,
  RC_PENDING, RC_MR_FG, RC_MR_DG, RC_MR_RB, RC_MW_FG, RC_MW_DG, RC_MW_RB, RC_LOST,
  RC_RESERVED, RC_PHASE) = range(17)
@@ -495,16 +522,22 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     tr_speed = fp[F_SPEED]
     tr_next = 0
 
-    # RAID: ops (a request's or a destage's RaidModel._execute) and their member I/Os
-    raid = devkind == DEV_RAID
+    # RAID: ops (a request's or a destage's RaidModel._execute) and their member I/Os; an
+    # array runs one RAID set per group (g), each member disk (dv) at g * r_stride + member
+    array = devkind == DEV_ARRAY
+    raid = devkind == DEV_RAID or array
     r_n = int(rp[RP_N]) if raid else 0
+    r_groups = int(rp[RP_GROUPS]) if raid else 1
+    r_stride = r_n + 1  # (each set's members and a spare)
+    aocap = int(rp[RP_AOCAP]) if array else 1  # array destage processes at once
+    rrcap = atcap + aocap  # requests at a RAID set: attempts, then array destages
     rocap = int(rp[RP_ROCAP]) if raid else 1
     r_failed = int(rp[RP_FAILED]) if raid else -1  # the member that fails (-1: none)
     r_faults = r_failed >= 0
     r_live = r_faults and rp[RP_LIVE] != 0.0  # it fails during the run
     prows = int(rp[RP_PROWS]) if raid else 1  # plan rows of one request
     micap = rocap * prows if raid else 1
-    r_extra = (micap + rocap + atcap + r_n + 4) if raid else 0  # their events at once
+    r_extra = (micap + rocap + rrcap + r_groups * (r_stride + 4)) if raid else 0  # events
 
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
@@ -514,7 +547,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     ucap = nslots + rqcap + atcap + dpcap + nfail + 8 + r_extra
     uq = np.empty(ucap, np.int64)
     nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0) + (
-        (2 + r_n) if raid else 0)
+        (r_groups * (1 + r_stride) + 3) if raid else 0)
     fcap = (2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
             + 2 * r_extra)
     fq = np.empty(fcap, np.int64)
@@ -549,15 +582,25 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             res[r_ch0 + c, R_QCAP] = (atcap + 1) * s_dpc
         res[r_hout, R_QCAP] = dpcap  # (read die processes cross it one by one)
         res[r_hin, R_QCAP] = atcap
-    # RAID: the destage slots, then each member's units (or NCQ tags)
+    # RAID: each set's destage slots, then each member's units (or NCQ tags); the array's
+    # front-end cores, destage slots and destage pace
     r_destage = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0)
-    r_mem0 = r_destage + 1
+    r_mem0 = r_destage + r_groups
+    r_afront = r_mem0 + r_groups * r_stride
+    r_adestage = r_afront + 1
+    r_apace = r_afront + 2
     if raid:
-        res[r_destage, R_CAP] = int(rp[RP_DLIMIT])
-        res[r_destage, R_QCAP] = rocap
-        for m in range(r_n + 1):  # (and a spare)
-            res[r_mem0 + m, R_CAP] = int(rp[RP_MUNITS])
-            res[r_mem0 + m, R_QCAP] = min(micap, rocap * (prows // r_n + 1))
+        for g in range(r_groups):
+            res[r_destage + g, R_CAP] = int(rp[RP_DLIMIT])
+            res[r_destage + g, R_QCAP] = rocap
+        for dv in range(r_groups * r_stride):  # (and a spare)
+            res[r_mem0 + dv, R_CAP] = int(rp[RP_MUNITS])
+            res[r_mem0 + dv, R_QCAP] = min(micap, rocap * (prows // r_n + 1))
+        res[r_afront, R_CAP] = max(1, int(rp[RP_A_UNITS]))
+        res[r_afront, R_QCAP] = atcap
+        res[r_adestage, R_CAP] = max(1, int(rp[RP_A_DLIMIT]))
+        res[r_adestage, R_QCAP] = aocap
+        res[r_apace, R_QCAP] = aocap
     for r in range(1, nres):
         res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
     # A resource that can never have a waiter (more slots than possible holders) has inert
@@ -625,11 +668,17 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     at_npg = np.zeros(atcap, np.int64)
     at_mode = np.zeros(atcap, np.int64)
     # SSD: the FifoSpaces (write buffer bytes, read buffer pages): room, waiters' codes, amounts
-    sp_free = np.array([s_wbuf, float(s_rbufp), rp[RP_CACHE] if raid else 0.0])
-    spcap = max(1, atcap, dpcap)
-    sp_code = np.zeros((3, spcap), np.int64)
-    sp_amt = np.zeros((3, spcap))
-    sp_hc = np.zeros((3, 2), np.int64)  # per space: head, count
+    # (then each RAID set's cache, then the array's)
+    sp_free = np.zeros(3 + r_groups)
+    sp_free[SP_WRITE] = s_wbuf
+    sp_free[SP_READ] = float(s_rbufp)
+    for g in range(r_groups):
+        sp_free[SP_RAID + g] = rp[RP_CACHE] if raid else 0.0
+    sp_free[SP_RAID + r_groups] = rp[RP_A_CACHE] if array else 0.0
+    spcap = max(1, atcap, dpcap, rrcap if raid else 1)
+    sp_code = np.zeros((3 + r_groups, spcap), np.int64)
+    sp_amt = np.zeros((3 + r_groups, spcap))
+    sp_hc = np.zeros((3 + r_groups, 2), np.int64)  # per space: head, count
     dirty = np.zeros(1)  # SSD: buffered bytes no die has taken yet
     # SSD: dies with no background program (FIFO, channel first) and their program units
     idle_q = np.zeros(max(1, s_ndies), np.int64)
@@ -656,7 +705,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     # waiters' head and count, the attempt the media operation answers
     hdd = devkind == DEV_HDD
     raid_hdd = raid and int(rp[RP_MKIND]) == DEV_HDD  # a RAID of disks: one state per member
-    ndisks = int(rp[RP_N]) + 1 if raid_hdd else 1  # (and a spare)
+    ndisks = r_groups * r_stride if raid_hdd else 1  # (and a spare each)
     h_wc = int(hp[fh.H_WC]) if hdd or raid_hdd else 0
     h_ovh = hp[fh.H_OVH]
     h_iface = hp[fh.H_IFACE]
@@ -709,6 +758,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     ro_doomed = np.zeros(rocap, np.bool_)
     ro_reg = np.zeros(rocap, np.int64)
     ro_lost = np.zeros(rocap, np.int64)
+    ro_grp = np.zeros(rocap, np.int64)  # its RAID set
     ro_free = np.arange(rocap - 1, -1, -1).astype(np.int64)
     ronf = np.array([rocap])
     mi_dev = np.zeros(micap, np.int64)
@@ -724,9 +774,27 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     pms = np.zeros((prows, fr.NIO))
     pace_s = np.zeros(1)
     # each member's busy units (a failing member's are withdrawn when it dies)
-    dv_busy = np.zeros(max(1, ndisks, r_n + 1), np.int64)
-    dv_dead = np.zeros(max(1, ndisks, r_n + 1), np.int64)
-    co_pend = np.zeros(max(1, atcap), np.int64)
+    dv_busy = np.zeros(max(1, ndisks, r_groups * r_stride), np.int64)
+    dv_dead = np.zeros(max(1, ndisks, r_groups * r_stride), np.int64)
+    co_pend = np.zeros((r_groups, max(1, rrcap)), np.int64)
+    # a request at a RAID set (RaidModel.serve): an attempt at it, or (array) an attempt's or
+    # a destage's back-end request (atcap + the destage): its address, size, direction, start
+    rr_off = np.zeros(rrcap)
+    rr_size = np.zeros(rrcap)
+    rr_read = np.zeros(rrcap, np.bool_)
+    rr_t0 = np.zeros(rrcap)
+    rr_grp = np.zeros(rrcap, np.int64)
+    # the array: its destage processes (address, size), its parameters
+    ao_off = np.zeros(aocap)
+    ao_size = np.zeros(aocap)
+    ao_free = np.arange(aocap - 1, -1, -1).astype(np.int64)
+    aonf = np.array([aocap])
+    a_hit = rp[RP_A_HIT]
+    a_cache = rp[RP_A_CACHE]
+    a_mirror = rp[RP_A_MIRROR]
+    a_rate = rp[RP_A_RATE]
+    a_paced = math.isfinite(a_rate)
+    a_extent = rp[RP_A_EXTENT]
     h_bad = np.zeros(2)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
@@ -1035,12 +1103,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             hd_i[dv, HI_PARKED] = 0
             fpush((dv << KB) | K_HDD_WAKE)
 
-    def raid_flush():
-        """Coalescer._flush: the pending reports succeed in order; a new epoch."""
-        for i in range(rc[RC_PENDING]):
-            fpush(co_pend[i])
-        rc[RC_PENDING] = 0
-        rc[RC_EPOCH] += 1
+    def raid_flush(g):
+        """Coalescer._flush (RAID ``g``): the pending reports succeed in order; a new epoch."""
+        for i in range(rc[g, RC_PENDING]):
+            fpush(co_pend[g, i])
+        rc[g, RC_PENDING] = 0
+        rc[g, RC_EPOCH] += 1
 
     def unit_busy(dv, t, delta):
         """Recorder.unit_busy from disk or member ``dv`` (a failed member's: not recorded)."""
@@ -1048,8 +1116,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         if dv_dead[dv] == 0:
             level(L_BUSY, t, delta)
 
-    def new_op(att, off, size, is_read):
-        """A RAID op (a request's or a destage's _execute, or the rebuild); -1 when full."""
+    def new_op(att, off, size, is_read, g):
+        """A RAID op (a request's or a destage's _execute, or the rebuild) of RAID ``g``; -1
+        when full."""
         if ronf[0] == 0:
             ctl[C_OVF] = 1
             return -1
@@ -1060,22 +1129,25 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         ro_size[o] = size
         ro_read[o] = is_read
         ro_mode[o] = MD_ALL
+        ro_grp[o] = g
         return o
 
     def failed_for(o):
         """RaidModel._failed_for: the failed member as op ``o`` sees it (none once its rows
         are rebuilt)."""
-        f = rc[RC_FAILED_NOW]
-        if f < 0 or rcf[RCF_REBUILT_TO] <= 0:
+        g = ro_grp[o]
+        f = rc[g, RC_FAILED_NOW]
+        if f < 0 or rcf[g, RCF_REBUILT_TO] <= 0:
             return f
         end = fr.row_end(r_level, r_n, r_su, ro_off[o], ro_size[o])
-        return -1 if end <= rcf[RCF_REBUILT_TO] else f
+        return -1 if end <= rcf[g, RCF_REBUILT_TO] else f
 
     def member_io(o, which, cnt, is_read):
         """RaidModel._member_io: count the op's ``cnt`` member I/Os (its reads plan ro_r or its
         writes plan ro_w) and start one member process each, in order. False when there are
         none (nothing to wait for)."""
-        rc[RC_MREADS if is_read else RC_MWRITES] += cnt
+        g = ro_grp[o]
+        rc[g, RC_MREADS if is_read else RC_MWRITES] += cnt
         ro_lost[o] = 0
         ro_cnt[o] = cnt
         if cnt == 0:
@@ -1084,7 +1156,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             ctl[C_OVF] = 1
             return False
         base = o * prows
-        waiting = r_live and rc[RC_FAILTRIG] == 0  # the failed event still to come
+        waiting = r_live and rc[g, RC_FAILTRIG] == 0  # the failed event still to come
         nd = 0
         for i in range(cnt):
             if which == 0:
@@ -1096,12 +1168,13 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             mm = int(m)
             if r_faults:  # by cause: foreground, degraded, rebuild
                 cause = 2 if ro_att[o] == RO_REBUILD else (1 if tag != 0.0 else 0)
-                rc[(RC_MR_FG if is_read else RC_MW_FG) + cause] += 1
+                rc[g, (RC_MR_FG if is_read else RC_MW_FG) + cause] += 1
                 if is_read and cause == 1:
-                    rc[RC_PDR + rc[RC_PHASE]] += 1
+                    rc[g, RC_PDR + rc[g, RC_PHASE]] += 1
             rnf[0] -= 1
             mio = mi_free[rnf[0]]
-            mi_dev[mio] = r_n if mm == r_failed and rc[RC_SPARE] != 0 else mm
+            mi_dev[mio] = g * r_stride + (r_n if mm == r_failed and rc[g, RC_SPARE] != 0
+                                          else mm)
             mi_off[mio] = off
             mi_size[mio] = nb
             mi_read[mio] = is_read
@@ -1116,8 +1189,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         ro_doomed[o] = False
         if nd > 0:  # `doomed | failed`, registered on the failed event in this order
             ro_mode[o] = MD_OR
-            ro_reg[o] = rc[RC_REGSEQ]
-            rc[RC_REGSEQ] += 1
+            ro_reg[o] = rc[g, RC_REGSEQ]
+            rc[g, RC_REGSEQ] += 1
         else:
             ro_mode[o] = MD_ALL
         return True
@@ -1125,10 +1198,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     def raid_or_resumed(o):
         """The op's `doomed | failed` processed: the I/Os lost with the member (unless they all
         ended), then AllOf(the rest). The next step, or -1 to wait."""
+        g = ro_grp[o]
         lost = 0 if ro_doomed[o] else ro_ndying[o]
         ro_lost[o] = lost
         if lost > 0:
-            rc[RC_LOST] += lost
+            rc[g, RC_LOST] += lost
             for i in range(micap):  # its processes at the failed member go on, abandoned
                 if mi_ro[i] == o and mi_dy[i]:
                     mi_ro[i] = -1
@@ -1139,17 +1213,17 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             fpush((o << KB) | K_R_ALL)
         return -1
 
-    def raid_fail_waiters():
-        """The failed event's callbacks: every op's `doomed | failed`, in registration
-        order."""
+    def raid_fail_waiters(g):
+        """The failed event's callbacks (RAID ``g``): every op's `doomed | failed`, in
+        registration order."""
         m = 0
         for o in range(rocap):
-            if ro_mode[o] == MD_OR:
+            if ro_mode[o] == MD_OR and ro_grp[o] == g:
                 m += 1
         waiting = np.empty(m, np.int64)
         m = 0
         for o in range(rocap):
-            if ro_mode[o] == MD_OR:
+            if ro_mode[o] == MD_OR and ro_grp[o] == g:
                 waiting[m] = o
                 m += 1
         for i in range(1, m):
@@ -1165,13 +1239,14 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         """_execute_faulty (or _rebuild) past a phase of member I/Os: the next phase
         (K_R_SPAWN), else the step the op goes on with (K_R_XEND; the rebuild's K_R_BSTEP, or
         K_R_BPACE after pace_s[0])."""
+        g = ro_grp[o]
         st = ro_step[o]
         base = o * prows
         if st == ST_READS and ro_lost[o] > 0:  # reads died with the member: re-map in
             # degraded mode and read what is missing (less the reads the op already has)
             ro_resv[o] = True
             nr, nw = fr.plan(r_level, r_n, r_su, ro_off[o], ro_size[o], ro_read[o],
-                             failed_for(o), rc[RC_TURN], prd, pwr)
+                             failed_for(o), rc[g, RC_TURN], prd, pwr)
             used = np.zeros(max(1, ro_nr[o]), np.bool_)
             nmiss = 0
             for i in range(nr):
@@ -1205,13 +1280,13 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 live = 0
                 for i in range(nw):
                     w = base + i
-                    if int(ro_w[w, 0]) != rc[RC_FAILED_NOW] or (
-                            ro_w[w, 1] + ro_w[w, 2] <= rcf[RCF_REBUILT_TO]):
+                    if int(ro_w[w, 0]) != rc[g, RC_FAILED_NOW] or (
+                            ro_w[w, 1] + ro_w[w, 2] <= rcf[g, RCF_REBUILT_TO]):
                         for c in range(fr.NIO):
                             ro_w[base + live, c] = ro_w[w, c]
                         live += 1
                 if live < nw:
-                    rc[RC_LOST] += nw - live
+                    rc[g, RC_LOST] += nw - live
                     ro_resv[o] = True
                 nw = live
             ro_step[o] = ST_WRITES
@@ -1220,7 +1295,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             return K_R_SPAWN
         if st == ST_WRITES:
             if r_faults and (ro_resv[o] or ro_lost[o] > 0):
-                rc[RC_RESERVED] += 1
+                rc[g, RC_RESERVED] += 1
             return K_R_XEND
         if st == ST_RB_READS:  # the range onto the spare
             ro_w[base, 0] = r_failed
@@ -1232,11 +1307,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             ro_scnt[o] = 1
             return K_R_SPAWN
         nb = ro_size[o]  # ST_RB_WRITE: the checkpoint moves on
-        pos = rcf[RCF_RB_POS] + nb
-        rcf[RCF_RB_POS] = pos
-        rcf[RCF_REBUILT_TO] = pos
-        rcf[RCF_REBUILT] += nb
-        pace = rcf[RCF_RB_T0] + nb / rp[RP_RB_RATE] - t
+        pos = rcf[g, RCF_RB_POS] + nb
+        rcf[g, RCF_RB_POS] = pos
+        rcf[g, RCF_REBUILT_TO] = pos
+        rcf[g, RCF_REBUILT] += nb
+        pace = rcf[g, RCF_RB_T0] + nb / rp[RP_RB_RATE] - t
         if pace > 0:
             pace_s[0] = pace
             return K_R_BPACE
@@ -1272,17 +1347,18 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         start(now)
         measuring = True
         t_start = now
-    rc[RC_FAILED_NOW] = -1  # (RAID: no member failed yet)
-    if WITH_RAID and raid and r_faults:  # RaidModel's processes start before the jobs
+    rc[:, RC_FAILED_NOW] = -1  # (RAID: no member failed yet)
+    for g in range(r_groups if WITH_RAID and raid and r_faults else 0):
+        # each RaidModel's processes, in the order of the sets, start before the jobs
         if r_live:
-            upush(K_R_FSTART)
+            upush((g << KB) | K_R_FSTART)
         else:  # failed from the start
-            rc[RC_FAILED_NOW] = r_failed
-            rc[RC_PHASE] = PH_DEGRADED
-            rcf[RCF_FAILED_AT] = 0.0
+            rc[g, RC_FAILED_NOW] = r_failed
+            rc[g, RC_PHASE] = PH_DEGRADED
+            rcf[g, RCF_FAILED_AT] = 0.0
         if rp[RP_REBUILD] != 0.0:
-            rcf[RCF_TARGET] = rp[RP_RB_TARGET]
-            upush(K_R_BSTART)
+            rcf[g, RCF_TARGET] = rp[RP_RB_TARGET]
+            upush((g << KB) | K_R_BSTART)
     if open_loop:
         upush(K_ARR_START)
     else:
@@ -1501,7 +1577,104 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                                                    hxp, hfp, mrngs[dv] if raid else rng_dev)
                         else:  # SPTF (exact rotation) computed the positioning already
                             a_delay = pos + op[fh.O_XFER]
+            elif WITH_RAID and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
+                if k == K_A_CORE:  # a front-end core: its time, on the array's stream
+                    level(L_BUSY, now, 1)
+                    if svc2_code == EMPIRICAL:
+                        fe = svc2_samples[rng_dev.integers(0, n_svc2_samples)]
+                    else:
+                        fe = _sample_code(svc2_code, svc2_a, svc2_b, rng_dev)
+                    act, a_delay, a_code = 1, fe, (x << KB) | K_A_FRONT
+                    k = -1
+                elif k == K_A_FRONT:  # a read hit is done; a miss or a write goes on
+                    level(L_BUSY, now, -1)
+                    release(r_afront)
+                    k = K_DEV_FINISHED
+                    if at_read[x]:
+                        if _array_read_hit(rng_dev.random(), a_hit):
+                            rc[r_groups, AC_HITS] += 1
+                        else:
+                            rc[r_groups, AC_MISSES] += 1
+                            k = K_A_BACKEND
+                    elif 0 < at_size[x] <= a_cache:
+                        if space_take(SP_RAID + r_groups, at_size[x], (x << KB) | K_A_CACHED):
+                            k = K_A_CACHED
+                        else:
+                            k = -1
+                    else:
+                        rc[r_groups, AC_BACKEND] += 1
+                        k = K_A_BACKEND
+                elif k == K_A_CACHED:
+                    if a_mirror > 0:
+                        act, a_delay, a_code = 1, a_mirror, (x << KB) | K_A_MIRROR
+                        k = -1
+                    else:
+                        k = K_A_MIRROR
+                elif k == K_A_MIRROR:  # acknowledged; a destage process takes the data down
+                    rc[r_groups, AC_CACHED] += 1
+                    if aonf[0] == 0:
+                        ctl[C_OVF] = 1
+                        break
+                    aonf[0] -= 1
+                    ao = ao_free[aonf[0]]
+                    ao_off[ao] = rq_off[at_req[x]]
+                    ao_size[ao] = at_size[x]
+                    upush((ao << KB) | K_A_DSTART)
+                    k = K_DEV_FINISHED
+                elif k == K_A_DSTART:
+                    act, a_res, a_code = 2, r_adestage, (x << KB) | K_A_DSLOT
+                    k = -1
+                elif k == K_A_DSLOT:
+                    if a_paced:
+                        act, a_res, a_code = 2, r_apace, (x << KB) | K_A_PGRANT
+                        k = -1
+                    else:
+                        x = atcap + x
+                        k = K_A_BACKEND
+                elif k == K_A_PGRANT:
+                    act, a_delay, a_code = 1, ao_size[x] / a_rate, (x << KB) | K_A_PACED
+                    k = -1
+                elif k == K_A_PACED:
+                    release(r_apace)
+                    x = atcap + x
+                    k = K_A_BACKEND
+                elif k == K_A_BACKEND:  # _backend: the group's RaidModel.serve, inline
+                    if x < atcap:
+                        off, size, is_read = rq_off[at_req[x]], at_size[x], at_read[x]
+                    else:
+                        off, size, is_read = ao_off[x - atcap], ao_size[x - atcap], False
+                    g, goff = _array_group_of(off, r_groups, a_extent)
+                    rr_off[x] = goff
+                    rr_size[x] = size
+                    rr_read[x] = is_read
+                    rr_t0[x] = now
+                    rr_grp[x] = g
+                    rc[g, RC_REQUESTS] += 1
+                    if r_ovh > 0:
+                        act, a_delay, a_code = 1, r_ovh, (x << KB) | K_R_OVH
+                        k = -1
+                    else:
+                        k = K_R_CMD
+                else:  # K_A_BDONE: a destage is down: its slot, then its room in the cache
+                    release(r_adestage)
+                    rc[r_groups, AC_DESTAGES] += 1
+                    space_give(SP_RAID + r_groups, ao_size[x])
+                    ao_free[aonf[0]] = x
+                    aonf[0] += 1
+                    k = -1
             elif WITH_RAID and k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, members
+                # the RAID set (g: 0, or an array's group) of the step's member I/O, request,
+                # op, coalescing timer (x: epoch * groups + g) or failure process (x: g)
+                if k >= K_M_START and k <= K_M_PEND:
+                    g = mi_dev[x] // r_stride
+                elif k <= K_R_CACHED or k == K_R_REPORT or k == K_R_REPORTED:
+                    g = rr_grp[x]
+                elif k == K_R_TSTART or k == K_R_TIMER:
+                    g = x % r_groups
+                elif k >= K_R_FSTART and k <= K_R_BWAIT:
+                    g = x
+                else:
+                    g = ro_grp[x]
                 if k == K_M_PEND:  # a member process's end processed: its op's AllOf counts it
                     o = mi_ro[x]
                     dying = mi_dy[x]
@@ -1543,33 +1716,33 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 elif k == K_R_OVH:
                     k = K_R_CMD
                 elif k == K_R_CMD:  # a write the cache holds, or the members now
-                    if not at_read[x] and 0 < at_size[x] <= r_cache:
-                        if space_take(SP_RAID, at_size[x], (x << KB) | K_R_CACHED):
+                    if not rr_read[x] and 0 < rr_size[x] <= r_cache:
+                        if space_take(SP_RAID + g, rr_size[x], (x << KB) | K_R_CACHED):
                             k = K_R_CACHED
                         else:
                             k = -1
                     else:
-                        o = new_op(x, rq_off[at_req[x]], at_size[x], at_read[x])
+                        o = new_op(x, rr_off[x], rr_size[x], rr_read[x], g)
                         if o < 0:
                             break
                         x = o
                         k = K_R_EXEC
                 elif k == K_R_CACHED:  # acknowledged; a destage process takes the data down
-                    rc[RC_CACHED] += 1
-                    o = new_op(RO_DESTAGE, rq_off[at_req[x]], at_size[x], False)
+                    rc[g, RC_CACHED] += 1
+                    o = new_op(RO_DESTAGE, rr_off[x], rr_size[x], False, g)
                     if o < 0:
                         break
                     upush((o << KB) | K_R_DSTART)
                     k = K_R_REPORT
                 elif k == K_R_DSTART:
-                    act, a_res, a_code = 2, r_destage, (x << KB) | K_R_DGRANT
+                    act, a_res, a_code = 2, r_destage + g, (x << KB) | K_R_DGRANT
                     k = -1
                 elif k == K_R_DGRANT:
                     k = K_R_EXEC
                 elif k == K_R_EXEC:  # _execute: the plan (raid_plan, as the reference), reads
-                    rc[RC_TURN] += 1
+                    rc[g, RC_TURN] += 1
                     nr, nw = fr.plan(r_level, r_n, r_su, ro_off[x], ro_size[x], ro_read[x],
-                                     failed_for(x), rc[RC_TURN], prd, pwr)
+                                     failed_for(x), rc[g, RC_TURN], prd, pwr)
                     for i in range(nr):
                         for c in range(fr.NIO):
                             ro_r[x * prows + i, c] = prd[i, c]
@@ -1600,37 +1773,39 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         x = a
                         k = K_R_REPORT
                     else:  # a destage: its slot, then its room in the cache
-                        release(r_destage)
-                        rc[RC_DESTAGES] += 1
-                        space_give(SP_RAID, ro_size[x])
+                        release(r_destage + g)
+                        rc[g, RC_DESTAGES] += 1
+                        space_give(SP_RAID + g, ro_size[x])
                         k = -1
                 elif k == K_R_REPORT:  # Coalescer.report
                     k = -1
                     if r_ccount <= 1:
                         fpush((x << KB) | K_R_REPORTED)
                     else:
-                        npend = rc[RC_PENDING]
-                        if npend >= co_pend.shape[0]:
+                        npend = rc[g, RC_PENDING]
+                        if npend >= co_pend.shape[1]:
                             ctl[C_OVF] = 1
                             break
-                        co_pend[npend] = (x << KB) | K_R_REPORTED
-                        rc[RC_PENDING] = npend + 1
+                        co_pend[g, npend] = (x << KB) | K_R_REPORTED
+                        rc[g, RC_PENDING] = npend + 1
                         if npend + 1 >= r_ccount:
-                            raid_flush()
+                            raid_flush(g)
                         elif npend == 0:  # the first pending one starts a timer
-                            upush((rc[RC_EPOCH] << KB) | K_R_TSTART)
+                            upush(((rc[g, RC_EPOCH] * r_groups + g) << KB) | K_R_TSTART)
                 elif k == K_R_TSTART:
                     act, a_delay, a_code = 1, r_ctimeout, (x << KB) | K_R_TIMER
                     k = -1
                 elif k == K_R_TIMER:
-                    if x == rc[RC_EPOCH] and rc[RC_PENDING] > 0:
-                        raid_flush()
+                    if x // r_groups == rc[g, RC_EPOCH] and rc[g, RC_PENDING] > 0:
+                        raid_flush(g)
                     k = -1
                 elif k == K_R_REPORTED:
                     if r_faults:  # the request's phase: its count and summed latency
-                        rc[RC_PREQ + rc[RC_PHASE]] += 1
-                        rcf[RCF_PLAT + rc[RC_PHASE]] += now - at_tdev[x]
-                    k = K_DEV_FINISHED
+                        rc[g, RC_PREQ + rc[g, RC_PHASE]] += 1
+                        rcf[g, RCF_PLAT + rc[g, RC_PHASE]] += now - rr_t0[x]
+                    k = K_DEV_FINISHED if x < atcap else K_A_BDONE  # (an array's destage)
+                    if x >= atcap:
+                        x -= atcap
                 elif k == K_R_DOOMED:  # the doomed AllOf processed: the `doomed | failed` Or
                     if ro_mode[x] == MD_OR:
                         ro_mode[x] = MD_ORDONE
@@ -1639,51 +1814,51 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 elif k == K_R_OR:  # the op resumes: its I/Os at the failed member, if lost
                     k = raid_or_resumed(x)
                 elif k == K_R_FSTART:  # RaidModel._fail
-                    act, a_delay, a_code = 1, rp[RP_FAIL_AT], K_R_FAIL
+                    act, a_delay, a_code = 1, rp[RP_FAIL_AT], (g << KB) | K_R_FAIL
                     k = -1
                 elif k == K_R_FAIL:  # the member fails: degraded; its busy units withdrawn
-                    rc[RC_FAILED_NOW] = r_failed
-                    rc[RC_PHASE] = PH_DEGRADED
-                    rcf[RCF_FAILED_AT] = now
-                    dv_dead[r_failed] = 1
-                    level(L_BUSY, now, -dv_busy[r_failed])
-                    rc[RC_FAILTRIG] = 1
-                    fpush(K_R_FAILEV)
+                    rc[g, RC_FAILED_NOW] = r_failed
+                    rc[g, RC_PHASE] = PH_DEGRADED
+                    rcf[g, RCF_FAILED_AT] = now
+                    dv_dead[g * r_stride + r_failed] = 1
+                    level(L_BUSY, now, -dv_busy[g * r_stride + r_failed])
+                    rc[g, RC_FAILTRIG] = 1
+                    fpush((g << KB) | K_R_FAILEV)
                     k = -1
                 elif k == K_R_FAILEV:  # the failed event's waiters, in registration order
-                    if rc[RC_RB_WAITING] != 0:  # the rebuild waited for it first (at t = 0)
-                        rc[RC_RB_WAITING] = 0
-                        schedule(now, max(0.0, rp[RP_RB_START] - now), K_R_BWAIT)
-                    raid_fail_waiters()
+                    if rc[g, RC_RB_WAITING] != 0:  # the rebuild waited for it first (at t = 0)
+                        rc[g, RC_RB_WAITING] = 0
+                        schedule(now, max(0.0, rp[RP_RB_START] - now), (g << KB) | K_R_BWAIT)
+                    raid_fail_waiters(g)
                     k = -1
                 elif k == K_R_BSTART:  # RaidModel._rebuild: after the failure, at its start
                     if r_live:
-                        rc[RC_RB_WAITING] = 1
+                        rc[g, RC_RB_WAITING] = 1
                         k = -1
                     else:
-                        act, a_code = 1, K_R_BWAIT
+                        act, a_code = 1, (g << KB) | K_R_BWAIT
                         a_delay = max(0.0, rp[RP_RB_START] - now)
                         k = -1
                 elif k == K_R_BWAIT:  # the spare takes the failed member's place
-                    rc[RC_SPARE] = 1
-                    rc[RC_PHASE] = PH_REBUILDING
-                    rcf[RCF_RB_STARTED] = now
-                    o = new_op(RO_REBUILD, 0.0, 0.0, True)
+                    rc[g, RC_SPARE] = 1
+                    rc[g, RC_PHASE] = PH_REBUILDING
+                    rcf[g, RCF_RB_STARTED] = now
+                    o = new_op(RO_REBUILD, 0.0, 0.0, True, g)
                     if o < 0:
                         break
                     x = o
                     k = K_R_BSTEP
                 elif k == K_R_BSTEP:  # the rebuild's loop: the next range, or done
                     k = -1
-                    pos = rcf[RCF_RB_POS]
+                    pos = rcf[g, RCF_RB_POS]
                     target = rp[RP_RB_TARGET]
                     if pos < target:
-                        rcf[RCF_RB_T0] = now
+                        rcf[g, RCF_RB_T0] = now
                         ro_off[x] = pos
                         ro_size[x] = min(rp[RP_RB_STEP], target - pos)
                         nrb = fr.rebuild_plan(r_level, r_n, r_failed, pos, ro_size[x],
-                                              rc[RC_RB_TURN], prd)
-                        rc[RC_RB_TURN] += 1
+                                              rc[g, RC_RB_TURN], prd)
+                        rc[g, RC_RB_TURN] += 1
                         for i in range(nrb):
                             for c in range(fr.NIO):
                                 ro_r[x * prows + i, c] = prd[i, c]
@@ -1692,9 +1867,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         ro_scnt[x] = nrb
                         k = K_R_SPAWN
                     else:
-                        rc[RC_FAILED_NOW] = -1
-                        rc[RC_PHASE] = PH_AFTER
-                        rcf[RCF_RB_ENDED] = now
+                        rc[g, RC_FAILED_NOW] = -1
+                        rc[g, RC_PHASE] = PH_AFTER
+                        rcf[g, RCF_RB_ENDED] = now
                         ro_free[ronf[0]] = x
                         ronf[0] += 1
                 else:  # K_R_BPACE
@@ -1790,8 +1965,16 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 elif hdd:  # HddModel.serve: an NCQ tag
                     act, a_res, a_code = 2, r_units, (x << KB) | K_HDD_TAG
                     k = -1
+                elif WITH_RAID and array:  # ArrayModel.serve: a front-end core
+                    act, a_res, a_code = 2, r_afront, (x << KB) | K_A_CORE
+                    k = -1
                 elif raid:  # RaidModel.serve: the controller overhead holds nothing
-                    rc[RC_REQUESTS] += 1
+                    rr_off[x] = rq_off[at_req[x]]
+                    rr_size[x] = at_size[x]
+                    rr_read[x] = at_read[x]
+                    rr_t0[x] = now
+                    rr_grp[x] = 0
+                    rc[0, RC_REQUESTS] += 1
                     if r_ovh > 0:
                         act, a_delay, a_code = 1, r_ovh, (x << KB) | K_R_OVH
                         k = -1
@@ -2381,6 +2564,14 @@ def _dist_ok(d) -> bool:
 def supports(stack: Stack, workload: Workload) -> str | None:
     """None when the fast engine can run this stack and workload, else a short reason."""
     dev = stack.device
+    if isinstance(dev, ArrayDevice):
+        if not isinstance(dev.group, RaidDevice):
+            return (f"device.group.kind {dev.group.kind!r}: an array over this family is not "
+                    "in the fast engine")
+        for name, d in _device_dists(dev)[-1:]:
+            if not _dist_ok(d):
+                return f"{name} {d!r} has no numeric sampler"
+        dev = dev.group
     if isinstance(dev, RaidDevice):
         reason = _raid_supports(dev)
         if reason is not None:
@@ -2457,6 +2648,9 @@ def _device_dists(dev) -> list[tuple[str, Distribution]]:
         return []
     if isinstance(dev, RaidDevice):  # its members'
         return [(f"device.member{n[len('device'):]}", d) for n, d in _device_dists(dev.member)]
+    if isinstance(dev, ArrayDevice):  # its groups' members', then its front end's
+        return [(f"device.group{n[len('device'):]}", d) for n, d in _device_dists(dev.group)
+                ] + [("device.frontend_s", dev.frontend_s)]
     if isinstance(dev, SsdDevice):  # the fast (LSB) and slow (MSB) page's read, then program
         return [(f"device.{n}", getattr(dev, n)) for n in _SSD_DISTS
                 if getattr(dev, n) is not None]
@@ -2520,7 +2714,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     # the io stream only matters when an I/O's direction, size or address can change an outcome
     ssd = isinstance(dev, SsdDevice)  # (an SSD's address picks the dies: always drawn)
     hdd = isinstance(dev, HddDevice)  # (an HDD's address is a position: always drawn)
-    raid = isinstance(dev, RaidDevice)  # (a RAID's address picks the members: always drawn)
+    array = isinstance(dev, ArrayDevice)  # (over RAID groups)
+    raid = isinstance(dev, RaidDevice) or array  # (the address picks members: always drawn)
     draw_io = ssd or hdd or raid or not (wl.read_fraction in (0.0, 1.0) and len(sizes) == 1)
     draw_io = draw_io and trace is None  # a trace's requests are read, not drawn
     # the reference's named streams; one that would draw nothing is not even made
@@ -2528,7 +2723,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     rng_io = streams["io"] if draw_io else _idle_rng()
     dists = _device_dists(dev)
     random_dev = any(d.code != 0 for _, d in dists) or (hdd and dev.rotation == "uniform")
-    rng_dev = streams["device"] if random_dev and not raid else _idle_rng()
+    # (an array draws its front-end times and read hits from "device"; RAID members their own)
+    rng_dev = streams["device"] if (random_dev and not raid) or array else _idle_rng()
     poisson = wl.open_loop and wl.arrival == "poisson"
     rng_arr = streams["arrivals"] if poisson else _idle_rng()
     if ovh_on and overhead.code != 0 and not wl.open_loop:
@@ -2581,7 +2777,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_NFAIL] = len(mp.failures)
     ip[P_MAXREQ] = -1 if wl.open_loop else nslots * maxparts
     ip[P_DEVKIND] = (DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_HDD if hdd
-                     else DEV_RAID if raid else DEV_GENERIC)
+                     else DEV_ARRAY if array else DEV_RAID if raid else DEV_GENERIC)
     ip[P_SVC2_CODE] = svc2_code
     ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
     ip[P_PROGRESS] = PROGRESS_EVERY if progress.active() else 0
@@ -2645,61 +2841,81 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read, trace.gap_s,
               trace.latency_s, trace.issue_s)
     hdd_args = fh.hdd_params(dev) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
-    raid_args = (np.zeros(NRP), np.zeros(NRC, np.int64), np.zeros(NRCF), _idle_rng_list())
-    if raid:
+    raid_args = (np.zeros(NRP), np.zeros((2, NRC), np.int64), np.zeros((1, NRCF)),
+                 _idle_rng_list())
+    if raid:  # (or an array of RAID sets)
         raid_args, hdd_args = _raid_args(dev, wl, streams, fp, ip[P_ATCAP], sizes, maxb, trace)
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args,
             *raid_args)
 
 
-def _raid_args(dev: RaidDevice, wl: Workload, streams: Streams, fp, atcap: int, sizes,
-               maxb: float, trace):
+def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb: float, trace):
     """The kernel's RAID arguments (parameters, counters, the members' streams) and its
-    members' disk arguments; the members' service distribution is the kernel's "service"."""
-    member = dev.member
+    members' disk arguments, for a RAID set or an array of them (``dev``); the members'
+    service distribution is the kernel's "service", an array's front end its second."""
+    array = dev if isinstance(dev, ArrayDevice) else None
+    rd = dev.group if array else dev
+    groups = array.groups if array else 1
+    member = rd.member
     hdd = isinstance(member, HddDevice)
-    # cached writes still to destage: each holds its bytes of the cache until it is down
+    # writes still to destage: each holds its bytes of a cache until it is down
     parts = [p for s in sizes for p in (min(s, maxb), s - (math.ceil(s / maxb) - 1) * maxb)]
     smallest = 512.0 if trace is not None else max(1.0, min(parts))
-    cached = int(min(dev.write_cache_bytes // smallest, 1 << 16))
+    cached = int(min(rd.write_cache_bytes // smallest, 1 << 16))
     rp = np.zeros(NRP)
-    rp[RP_LEVEL] = raid_level_code(dev.level)
-    rp[RP_N] = dev.members
-    rp[RP_SU] = dev.stripe_unit_bytes
-    rp[RP_OVH] = dev.controller_overhead_s
-    rp[RP_CACHE] = dev.write_cache_bytes
-    rp[RP_DLIMIT] = dev.destage_limit
-    rp[RP_CCOUNT] = dev.coalesce_count
-    rp[RP_CTIMEOUT] = dev.coalesce_timeout_s
+    rp[RP_LEVEL] = raid_level_code(rd.level)
+    rp[RP_N] = rd.members
+    rp[RP_SU] = rd.stripe_unit_bytes
+    rp[RP_OVH] = rd.controller_overhead_s
+    rp[RP_CACHE] = rd.write_cache_bytes
+    rp[RP_DLIMIT] = rd.destage_limit
+    rp[RP_CCOUNT] = rd.coalesce_count
+    rp[RP_CTIMEOUT] = rd.coalesce_timeout_s
     rp[RP_MKIND] = DEV_HDD if hdd else DEV_GENERIC
     rp[RP_MUNITS] = member.queue_depth if hdd else member.units
-    rp[RP_ROCAP] = atcap + cached + 2  # (and the rebuild)
-    rp[RP_PROWS] = raid_plan_rows(dev.members, dev.stripe_unit_bytes, min(max(sizes), maxb))
+    rp[RP_GROUPS] = groups
+    at_groups = atcap  # requests at the sets: attempts, and the array's destages in service
+    if array:
+        rp[RP_AOCAP] = min(array.write_cache_bytes // smallest, 1 << 20) + 1
+        rp[RP_A_UNITS] = array.frontend_units
+        rp[RP_A_HIT] = array.read_hit_ratio
+        rp[RP_A_CACHE] = array.write_cache_bytes
+        rp[RP_A_MIRROR] = array.mirror_s
+        rp[RP_A_DLIMIT] = array.destage_limit
+        rp[RP_A_RATE] = array.destage_rate_Bps
+        rp[RP_A_EXTENT] = array.extent_bytes
+        at_groups += min(array.destage_limit, rp[RP_AOCAP])
+    rp[RP_ROCAP] = at_groups + groups * (cached + 1) + 1  # (and a rebuild each)
+    rp[RP_PROWS] = raid_plan_rows(rd.members, rd.stripe_unit_bytes, min(max(sizes), maxb))
     if not hdd:
         fp[F_MEDIA] = member.media_rate_Bps
     random = member.rotation == "uniform" if hdd else member.service.code != 0
-    f = dev.failed_member
+    f = rd.failed_member
     rp[RP_FAILED] = -1 if f is None else f
-    rp[RP_LIVE] = f is not None and dev.fail_at_s > 0
-    rp[RP_FAIL_AT] = dev.fail_at_s
-    rebuild = f is not None and dev.rebuild_start_s is not None
+    rp[RP_LIVE] = f is not None and rd.fail_at_s > 0
+    rp[RP_FAIL_AT] = rd.fail_at_s
+    rebuild = f is not None and rd.rebuild_start_s is not None
     rp[RP_REBUILD] = rebuild
     if rebuild:
-        rp[RP_RB_START] = dev.rebuild_start_s
-        rp[RP_RB_RATE] = dev.rebuild_rate_Bps
-        rp[RP_RB_STEP] = dev.rebuild_io_bytes or dev.stripe_unit_bytes
-        rp[RP_RB_TARGET] = dev.rebuild_target_bytes
-    # RaidModel's _Prefixed streams, one per member ("device.member{i}"), and the spare's
-    names = [f"device.member{i}" for i in range(dev.members)]
-    names.append(f"device.spare{f}" if rebuild else "")
+        rp[RP_RB_START] = rd.rebuild_start_s
+        rp[RP_RB_RATE] = rd.rebuild_rate_Bps
+        rp[RP_RB_STEP] = rd.rebuild_io_bytes or rd.stripe_unit_bytes
+        rp[RP_RB_TARGET] = rd.rebuild_target_bytes
+    # RaidModel's _Prefixed streams ("device.member{i}", an array's "device.group{g}.member{i}")
+    # and the spare's, set by set
+    names = []
+    for g in range(groups):
+        prefix = f"device.group{g}" if array else "device"
+        names += [f"{prefix}.member{i}" for i in range(rd.members)]
+        names.append(f"{prefix}.spare{f}" if rebuild else "")
     mrngs = _rng_list(streams[names[0]] if random else _idle_rng())
     for name in names[1:]:
         _rng_list_add(mrngs, streams[name] if random and name else _idle_rng())
     hdd_args = fh.hdd_params(member) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
-    rcf = np.zeros(NRCF)
-    rcf[[RCF_FAILED_AT, RCF_RB_STARTED, RCF_RB_ENDED]] = np.nan  # (not yet)
-    return (rp, np.zeros(NRC, np.int64), rcf, mrngs), hdd_args
+    rcf = np.zeros((groups, NRCF))
+    rcf[:, [RCF_FAILED_AT, RCF_RB_STARTED, RCF_RB_ENDED]] = np.nan  # (not yet)
+    return (rp, np.zeros((groups + 1, NRC), np.int64), rcf, mrngs), hdd_args
 
 
 @dataclass
@@ -2755,7 +2971,7 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
     for _ in range(40):
         args = _prepare(stack, workload, ios, warmup_ios, seed, replication, iocap, atcap_factor,
                         batches, trace)
-        kernel = _kernel_raid if isinstance(stack.device, RaidDevice) else _kernel
+        kernel = _kernel_raid if isinstance(stack.device, (RaidDevice, ArrayDevice)) else _kernel
         announce_compile(kernel)  # a first run without a compiled kernel says so first
         t0 = time.perf_counter()
         out = kernel(*args)
@@ -2766,7 +2982,9 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         if tot[T_STATUS] == STALLED:
             raise RuntimeError("fast engine: no event left before the run finished (stalled)")
         if tot[T_STATUS] == BEYOND:  # HddModel._add's refusal, word for word
-            disk = stack.device.member if isinstance(stack.device, RaidDevice) else stack.device
+            disk = stack.device
+            disk = disk.group if isinstance(disk, ArrayDevice) else disk
+            disk = disk.member if isinstance(disk, RaidDevice) else disk
             cap = disk.capacity_bytes
             raise SpecError(
                 f"an I/O at offset {out_f[6]:.0f} + {out_f[7]:.0f} bytes lies beyond "
@@ -2827,7 +3045,12 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
                                            "cache_writes": int(tot[T_CACHE_WRITES]),
                                            "cache_reads": int(tot[T_CACHE_READS])})
     elif isinstance(stack.device, RaidDevice):  # RaidModel's counters
-        device = SimpleNamespace(counters=_raid_counters(stack.device, *args[-3:-1]))
+        rc, rcf = args[-3:-1]
+        device = SimpleNamespace(counters=_raid_counters(stack.device, rc[0], rcf[0]))
+    elif isinstance(stack.device, ArrayDevice):  # ArrayModel's counters
+        rc = args[-3]
+        device = SimpleNamespace(counters={name: int(rc[-1, i])
+                                           for i, name in enumerate(ARRAY_COUNTERS)})
     elif isinstance(stack.device, SsdDevice):  # SsdModel's counters
         device = SimpleNamespace(counters={"page_reads": int(tot[T_PAGE_READS]),
                                            "page_programs": int(tot[T_PAGE_PROGS]),
