@@ -215,3 +215,75 @@ def test_cloud_budgets_separate_or_shared_are_chosen_by_the_data(cap_model):
     for k, v in (("device.read_iops_limit", 20000), ("device.write_iops_limit", 8000),
                  ("device.latency_s", 400e-6)):
         assert res.params[k].ci95[0] <= v <= res.params[k].ci95[1], (k, res.params[k])
+
+
+def _fake_points(depths, iops, disk=None, numjobs_sweep=False):
+    """Bare measured points (no simulation): what checks.sweep_shape and the device-name
+    prior read."""
+    out = []
+    for n, x in zip(depths, iops, strict=True):
+        r = Results(iops=x, lat_mean_s=n / x)
+        r.params = {"iodepth": 1 if numjobs_sweep else n, "numjobs": n if numjobs_sweep else 1,
+                    "rw": "randread"}
+        if disk:
+            r.extra = {"disk": disk}
+        out.append(r)
+    return out
+
+
+def test_a_sweep_no_queueing_network_produces_is_named():
+    from iosim.fit import _points
+
+    depths = [1, 2, 4, 8, 16, 32, 64]
+    smooth = [6.6e3, 12.5e3, 21e3, 31e3, 42e3, 46.5e3, 47e3]  # rising, concave: no warning
+    assert checks.sweep_shape(_points(_fake_points(depths, smooth), None), 0.08, "x") == []
+    # a dip 20 % under the chord of its neighbours (the MX200's depth 4), a fall of 19 %
+    dip = [6.6e3, 13.5e3, 15.5e3, 30.8e3, 47.4e3, 47.3e3, 47.1e3]
+    out = checks.sweep_shape(_points(_fake_points(depths, dip), None), 0.08, "assumed")
+    assert len(out) == 1 and "at 4 outstanding" in out[0] and "20% below" in out[0]
+    fall = [1e5, 1.7e5, 2.8e5, 4e5, 4e5, 4e5, 3.25e5]
+    out = checks.sweep_shape(_points(_fake_points(depths, fall, numjobs_sweep=True), None),
+                             0.08, "assumed")
+    assert len(out) == 1 and "fall from 400,000" in out[0] and "at 64 (-19%)" in out[0]
+    # within the spread: nothing
+    small = [1e5, 1.7e5, 2.8e5, 4e5, 4e5, 4e5, 3.8e5]
+    assert checks.sweep_shape(_points(_fake_points(depths, small), None), 0.08, "x") == []
+
+
+def test_a_simulated_sweep_passes_the_shape_check():
+    # the family's own simulation (independent runs, 6000 I/Os each) is never flagged
+    from iosim.fit import _points
+
+    curve = _measure(_ssd(8, 120e-6, 10e-6), [1, 2, 4, 8, 16, 32, 64, 128])
+    pts = _points(curve, None)
+    assert checks.sweep_shape(pts, *checks.spread_of(pts)) == []
+
+
+def test_the_device_name_breaks_a_tie_and_only_a_tie(monkeypatch):
+    pts = _fake_points([1, 2], [1e5, 1.8e5], disk="nvme0n1")
+    assert select.declared_family(pts)[0] == "ssd"
+    assert select.declared_family(_fake_points([1], [1e3], disk="sdb")) is None
+    assert select.declared_family(_fake_points([1], [1e3])) is None
+    mixed = _fake_points([1], [1e3], disk="nvme0n1") + _fake_points([2], [2e3], disk="rbd0")
+    assert select.declared_family(mixed) is None
+
+    def fake_cv(scores):
+        def cv(curve, model, holdout, fit_fn, **kw):
+            return {"model": model, "params": len(MODELS[model].params), "cv_iops": None,
+                    "cv_lat": None, "score": scores[model], "error": None}
+        return cv
+
+    # cloud ahead of ssd by 0.6 points (the corpus NVMe sweep): a tie, the name decides
+    monkeypatch.setattr(select, "cross_validate", fake_cv({"cloud": 29.6, "ssd": 30.2,
+                                                           "generic": 35.4, "hdd": 400.0}))
+    rows = select.rank(pts, None, None)
+    assert rows[0]["model"] == "ssd" and "nvme0n1" in rows[0]["tie_break"]
+    line = select.verdict(rows, 3)[0]
+    assert line.startswith("auto: ssd wins") and "tied with cloud" in line
+    # no name: the better score wins the tie
+    assert select.rank(_fake_points([1, 2], [1e5, 1.8e5]), None, None)[0]["model"] == "cloud"
+    # a clear winner is kept whatever the name says
+    monkeypatch.setattr(select, "cross_validate", fake_cv({"cloud": 20.0, "ssd": 30.2,
+                                                           "generic": 35.4, "hdd": 400.0}))
+    rows = select.rank(pts, None, None)
+    assert rows[0]["model"] == "cloud" and "tie_break" not in rows[0]

@@ -1237,6 +1237,7 @@ def fit(
             )
     if verify:
         warnings.extend(checks.missed_training_points(rows, *checks.spread_of(pts)))
+    warnings.extend(checks.sweep_shape(pts, *checks.spread_of(pts)))
     warnings.extend(checks.implausible(model, values, _fmt))
     warnings.extend(checks.host_cap(values, train, _fmt))
     warnings.extend(checks.assumed_span(model, train, base))

@@ -190,3 +190,67 @@ def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
         f"the data do not say the span of the offsets (a raw device?): assumed "
         f"{span / 2**30:.4g} GiB{of_disk}; the fitted seek time is for that span"
     ]
+
+
+# -- the shape of the measured sweep ---------------------------------------------------------
+#
+# In a closed network of product-form stations whose service rates do not fall as their queues
+# grow (single servers, pools, delays, caps: every family of the catalogue), throughput is a
+# nondecreasing and concave function of the number of requests in the loop (J. G. Shanthikumar
+# and D. D. Yao, "Second-order properties of the throughput of a closed queueing network",
+# Mathematics of Operations Research 13(3), 1988). A measured sweep that falls as I/Os are
+# added, or dips below the line between its neighbours, by more than the run-to-run spread,
+# was shaped by something no such model has (CPU contention of a shared host, a cache that
+# stops helping, a device changing mode): a fit passes near those points only by accident.
+
+
+def _closed_sweeps(points: Sequence) -> list[list[tuple[int, float]]]:
+    """The closed-loop points of each workload, as (outstanding, mean IOPS) sorted by depth
+    (repeats at one depth averaged)."""
+    groups: dict[tuple, dict[int, list[float]]] = {}
+    for p in points:
+        wl = p.workload
+        x = p.measured.get("iops")
+        if x is None or wl.open_loop:
+            continue
+        key = (wl.rw, wl.read_fraction, wl.mean_block_bytes, wl.thinktime_s)
+        groups.setdefault(key, {}).setdefault(wl.outstanding, []).append(x)
+    return [sorted((n, sum(v) / len(v)) for n, v in g.items()) for g in groups.values()]
+
+
+def sweep_shape(points: Sequence, spread: float, source: str) -> list[str]:
+    """Warnings where the measured IOPS of a closed-loop sweep fall as I/Os are added, or dip
+    below the chord of their neighbours, by more than ``spread`` (see the note above): such
+    points are not the output of any queueing model the fit has, so no fit predicts them."""
+    out = []
+    for sweep in _closed_sweeps(points):
+        peak_n, peak_x = None, -math.inf
+        falls = []  # (peak depth, peak IOPS, depth, IOPS)
+        for j, (n, x) in enumerate(sweep):
+            if peak_n is not None and x < (1 - spread) * peak_x:
+                falls.append((peak_n, peak_x, n, x))
+            if x > peak_x:
+                peak_n, peak_x = n, x
+            if 0 < j < len(sweep) - 1:
+                (n0, x0), (n1, x1) = sweep[j - 1], sweep[j + 1]
+                chord = x0 + (x1 - x0) * (n - n0) / (n1 - n0)
+                if x1 > x0 and x < (1 - spread) * chord:
+                    out.append(
+                        f"the measured IOPS at {n} outstanding I/Os ({x:,.0f}) lie "
+                        f"{1 - x / chord:.0%} below the line between their neighbours at {n0} "
+                        f"and {n1} ({chord:,.0f}), beyond the run-to-run spread ({spread:.0%}): "
+                        "a closed queueing network's throughput is concave in the I/Os it "
+                        "holds, so no model of the catalogue passes through this point (the "
+                        "device or host changed behaviour between these depths)")
+        if falls:
+            pn, px = falls[0][:2]
+            listed = ", ".join(f"{x:,.0f} at {n} ({x / p - 1:+.0%})" for _, p, n, x in falls)
+            out.append(
+                f"the measured IOPS fall from {px:,.0f} at {pn} outstanding I/Os to {listed}, "
+                f"beyond the run-to-run spread ({spread:.0%}): a closed queueing network's "
+                "throughput does not fall as I/Os are added, so no model of the catalogue "
+                "follows these points (a resource the model does not have, such as the host's "
+                "CPUs shared by more threads than cores, shaped them)")
+    if out:
+        out[0] += f" [spread {source}]"
+    return out
