@@ -287,3 +287,32 @@ def test_the_device_name_breaks_a_tie_and_only_a_tie(monkeypatch):
                                                            "generic": 35.4, "hdd": 400.0}))
     rows = select.rank(pts, None, None)
     assert rows[0]["model"] == "cloud" and "tie_break" not in rows[0]
+
+
+def test_the_fit_asks_the_family_interface_not_the_kind():
+    from iosim.devices import DEVICE_KINDS
+    from iosim.dists import Distribution
+    from iosim.spec import SpecError
+
+    for kind, cls in DEVICE_KINDS.items():
+        for f in cls.service_fields:  # every declared field holds a service distribution
+            assert f in cls.__dataclass_fields__, (kind, f)
+    ssd = _ssd(8, 100e-6, 10e-6).device
+    view = ssd.queueing_view()
+    assert view.random_routing and view.units == 8 and view.delay_s == pytest.approx(10e-6)
+    assert view.service_s == pytest.approx(100e-6)
+    assert all(isinstance(getattr(ssd, f), Distribution) for f in ssd.service_fields)
+    cloud = MODELS["cloud"].stack().device.queueing_view()
+    assert not cloud.random_routing and cloud.bucket_iops == pytest.approx(1e6)
+    # a family that is not a product-form network is refused in one line
+    hdd = MODELS["hdd-ncq"].stack()
+    assert hdd.device.queueing_view() is None
+    with pytest.raises(SpecError, match="not a product-form network"):
+        surrogate(hdd, [Workload(iodepth=4)])
+    # the scv shapes every service field of the family, each keeping its mean
+    st = _build_stack(MODELS["ssd"].stack(), {"device.die_read_s": 90e-6,
+                                              "device.die_write_s": 400e-6,
+                                              "device.service.scv": 0.25})
+    assert st.device.read_s.mean_s == pytest.approx(90e-6)
+    assert st.device.program_s.mean_s == pytest.approx(400e-6)
+    assert st.device.read_s.scv == pytest.approx(0.25)

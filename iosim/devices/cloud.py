@@ -31,7 +31,7 @@ from typing import ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, SpecError, fld
-from .base import Caps, DeviceFamily, known_quantile_s, mixed_cap
+from .base import Caps, DeviceFamily, QueueingView, known_quantile_s, mixed_cap
 
 __all__ = ["CloudDevice", "bucket_take", "bucket_plan", "io_units"]
 
@@ -175,6 +175,16 @@ class CloudDevice(DeviceFamily, Spec):
             dists.append(self.write_latency)
         known = [known_quantile_s(d, q) for d in dists]
         return None if None in known else min(known) + size_bytes / self.media_rate_Bps
+
+    def queueing_view(self) -> QueueingView:
+        """Many I/Os in flight through the latency floor (``units`` of them), behind the
+        token buckets."""
+        return QueueingView(service_s=self.latency.mean_s, units=float(self.units),
+                            media_rate_Bps=self.media_rate_Bps, bucket_iops=self.iops_limit,
+                            io_unit_bytes=self.io_unit_bytes,
+                            read_bucket_iops=self.read_iops_limit,
+                            write_bucket_iops=self.write_iops_limit,
+                            shared_budget=self.cap_model == "shared")
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

@@ -114,7 +114,7 @@ from ..traces.table import read_table
 from ..units import show_count, show_number, show_rate, show_time
 from ..workload import Workload
 from . import checks
-from .catalogue import _SIM_ONLY, MODELS, PARAMETERS, Model, ParamDef
+from .catalogue import _SIM_ONLY, MODELS, PARAMETERS, SERVICE_PARAMS, Model, ParamDef, service_means
 from .inputs import load_curve
 from .surrogate import _Flat, _flat_with, _predict_flat, surrogate
 
@@ -742,9 +742,10 @@ def _set_dist(base: Distribution, mean: float, scv: float | None) -> Distributio
 def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     over: dict[str, Any] = {}
     scv = values.get("device.service.scv")
-    if base.device.kind == "generic" and ("device.service" in values or scv is not None):
-        mean = values.get("device.service", base.device.service.mean_s)
-        over["device.service"] = _set_dist(base.device.service, mean, scv)
+    if scv is not None or any(k in values for k in SERVICE_PARAMS):
+        # the family's service-time fields: their means set, one scv shaping them all
+        for f, mean in service_means(base.device, values).items():
+            over[f"device.{f}"] = _set_dist(getattr(base.device, f), mean, scv)
     if "host.overhead" in values:
         v = values["host.overhead"]
         ov = base.host.overhead
@@ -766,12 +767,6 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     for k in ("device.iops_limit", "device.read_iops_limit", "device.write_iops_limit"):
         if k in values:
             over[k] = float(values[k])
-    for key, fields in (("device.die_service_s", ("read_s", "program_s")),
-                        ("device.die_read_s", ("read_s",)), ("device.die_write_s", ("program_s",))):
-        if key in values:
-            v = values[key]
-            for f in fields:
-                over[f"device.{f}"] = Exponential(v) if scv is None else LogNormal(v, scv)
     if "device.avg_seek_s" in values:  # the seek curve keeps its shape
         k = values["device.avg_seek_s"] / base.device.avg_seek_s
         for key in ("avg_seek_s", "track_to_track_s", "full_stroke_s"):
@@ -1163,7 +1158,7 @@ def fit(
         raise SpecError("fit: shape 'measured' takes the service variability from the data; "
                         "do not fit device.service.scv with it")
     if measured_shape is None and params is None and not mdl.simulated and percentiles and \
-            base.device.kind in ("generic", "ssd") and any(
+            base.device.service_fields and any(
         m in p.measured for p in train for m in PCT_METRICS
     ):
         # measured percentiles: fit the service variability too (by simulation)
@@ -1517,14 +1512,8 @@ def _fit_scv(
             "variability cannot be fitted; kept at 1 (exponential)"
         )
         return 1.0, FitParam(d.name, 1.0, bounds, bounds, d.unit, False, False, d.doc)
-    ssd = stack.device.kind == "ssd"
-    if ssd:  # the read and the program time keep their means, take the one scv
-        means = {"device.read_s": values.get("device.die_read_s", values.get(
-                     "device.die_service_s", stack.device.mean_read_s)),
-                 "device.program_s": values.get("device.die_write_s", values.get(
-                     "device.die_service_s", stack.device.mean_program_s))}
-    else:
-        means = {"device.service": values.get("device.service", stack.device.service.mean_s)}
+    # each service field of the family keeps its mean and takes the one scv
+    means = {f"device.{f}": m for f, m in service_means(stack.device, values).items()}
     cache: dict[float, np.ndarray] = {}
 
     def residuals(log_scv: float) -> np.ndarray:

@@ -153,43 +153,29 @@ class _Flat:
 
     @classmethod
     def of(cls, stack: Stack) -> _Flat:
-        dev = stack.device
-        common = dict(
+        view = stack.device.queueing_view()  # the device family's own product-form view
+        if view is None:
+            raise SpecError(f"fit: a {stack.device.kind} device is not a product-form network "
+                            "the analytic surrogate solves; fit it by simulation")
+        return cls(
             overhead_s=stack.host.overhead.mean_s,
             latency_s=stack.link.latency_s,
             bandwidth_Bps=stack.link.bandwidth_Bps,
             queue_depth=float(stack.hba.queue_depth),
             paths=stack.multipath.paths,
             nr_requests=float(stack.block.nr_requests),
-        )
-        if dev.kind == "cloud":
-            return cls(
-                service_s=dev.latency.mean_s,
-                units=float(dev.units),
-                media_rate_Bps=dev.media_rate_Bps,
-                bucket_iops=dev.iops_limit,
-                io_unit_bytes=dev.io_unit_bytes,
-                read_bucket_iops=dev.read_iops_limit,
-                write_bucket_iops=dev.write_iops_limit,
-                shared_budget=dev.cap_model == "shared",
-                **common,
-            )
-        if dev.kind == "ssd":
-            return cls(
-                service_s=dev.mean_read_s,
-                units=float(dev.dies),
-                media_rate_Bps=math.inf,
-                random_routing=True,
-                write_service_s=dev.mean_program_s,
-                controller_s=dev.controller_overhead_s,
-                host_if_Bps=dev.host_interface_Bps,
-                **common,
-            )
-        return cls(
-            service_s=dev.service.mean_s,
-            units=float(dev.units),
-            media_rate_Bps=dev.media_rate_Bps,
-            **common,
+            service_s=view.service_s,
+            units=view.units,
+            media_rate_Bps=view.media_rate_Bps,
+            random_routing=view.random_routing,
+            write_service_s=view.write_service_s,
+            controller_s=view.delay_s,
+            host_if_Bps=view.host_if_Bps,
+            bucket_iops=view.bucket_iops,
+            io_unit_bytes=view.io_unit_bytes,
+            read_bucket_iops=view.read_bucket_iops,
+            write_bucket_iops=view.write_bucket_iops,
+            shared_budget=view.shared_budget,
         )
 
     def set(self, name: str, value: float) -> None:
