@@ -46,7 +46,8 @@ def cross_validate(
     """Leave-one-depth-out errors of ``model`` on the fitted points of ``curve``: a dict with
     ``model``, ``params`` (count), ``cv_iops``, ``cv_lat`` (MAPE %, None when not computable),
     ``score`` and ``error`` (why the family could not be fitted, else None)."""
-    from . import MODELS, _points, _select_held
+    from .catalogue import MODELS
+    from .points import _points, _select_held
 
     pts = _points(curve, None)
     held = _select_held(pts, holdout)
