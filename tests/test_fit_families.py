@@ -316,3 +316,21 @@ def test_the_fit_asks_the_family_interface_not_the_kind():
     assert st.device.read_s.mean_s == pytest.approx(90e-6)
     assert st.device.program_s.mean_s == pytest.approx(400e-6)
     assert st.device.read_s.scv == pytest.approx(0.25)
+
+
+def test_host_cpu_contention_is_named_from_the_benchmarks_own_cpu_time():
+    from iosim.fit import _points
+
+    depths = [1, 4, 16, 64]
+    rs = _fake_points(depths, [1e5, 2.8e5, 4e5, 3.25e5], numjobs_sweep=True)
+    for r, cpus in zip(rs, [0.5, 2.2, 3.3, 3.93], strict=True):
+        r.counters = {"cpu_pct": 100 * cpus}
+    out = checks.host_cpu(_points(rs, None), 0.08)
+    assert len(out) == 1 and "5 us at 1 outstanding" in out[0] and "12.1 us at 64" in out[0]
+    # CPU per I/O that falls with depth (libaio batching) or stays flat: nothing
+    for r, cpus in zip(rs, [0.5, 1.2, 1.6, 1.3], strict=True):
+        r.counters = {"cpu_pct": 100 * cpus}
+    assert checks.host_cpu(_points(rs, None), 0.08) == []
+    for r in rs:  # no CPU figures in the file: nothing
+        r.counters = {}
+    assert checks.host_cpu(_points(rs, None), 0.08) == []

@@ -478,7 +478,9 @@ def _diagnose(model: str, names: list[str], values: dict[str, float], base: Stac
             )
     if verify:
         warnings.extend(checks.missed_training_points(rows, *checks.spread_of(pts)))
-    warnings.extend(checks.sweep_shape(pts, *checks.spread_of(pts)))
+    spread = checks.spread_of(pts)
+    warnings.extend(checks.sweep_shape(pts, *spread))
+    warnings.extend(checks.host_cpu(pts, spread[0]))
     warnings.extend(checks.implausible(model, values, _fmt))
     warnings.extend(checks.host_cap(values, train, _fmt))
     warnings.extend(checks.assumed_span(model, train, base))

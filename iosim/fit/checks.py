@@ -254,3 +254,31 @@ def sweep_shape(points: Sequence, spread: float, source: str) -> list[str]:
     if out:
         out[0] += f" [spread {source}]"
     return out
+
+
+def host_cpu(points: Sequence, spread: float) -> list[str]:
+    """A warning when the benchmark's own CPU time per I/O (fio's usr + sys, where the file
+    has it) grows with the I/Os in flight beyond twice the spread: the jobs contend for the
+    host's CPUs (context switches once they outnumber the cores, lock and cache contention),
+    a resource no family of the catalogue has, so the cap may be the host's, not the
+    device's."""
+    per_io = []
+    for p in points:
+        cpu, x = (p.results.counters or {}).get("cpu_pct"), p.measured.get("iops")
+        if cpu is None or not x or cpu <= 0 or p.workload.open_loop:
+            continue
+        per_io.append((p.workload.outstanding, cpu / 100 / x, cpu / 100))
+    if len(per_io) < 2:
+        return []
+    per_io.sort()
+    n0, c0, _ = per_io[0]
+    n1, c1, _ = max(per_io[1:], key=lambda t: t[1])
+    if c1 <= c0 * (1 + 2 * spread):
+        return []
+    busy = max(t[2] for t in per_io)
+    return [
+        f"the benchmark's CPU time per I/O (user + system) grows from {c0 * 1e6:.3g} us at "
+        f"{n0} outstanding I/Os to {c1 * 1e6:.3g} us at {n1} ({c1 / c0 - 1:+.0%}), its jobs "
+        f"keeping up to {busy:.2g} CPUs busy: they contend for the host's CPUs, which no model "
+        "of the catalogue has, so what caps IOPS here may be the host rather than the device"
+    ]
