@@ -218,39 +218,49 @@ def _closed_sweeps(points: Sequence) -> list[list[tuple[int, float]]]:
     return [sorted((n, sum(v) / len(v)) for n, v in g.items()) for g in groups.values()]
 
 
-def sweep_shape(points: Sequence, spread: float, source: str) -> list[str]:
-    """Warnings where the measured IOPS of a closed-loop sweep fall as I/Os are added, or dip
-    below the chord of their neighbours, by more than ``spread`` (see the note above): such
-    points are not the output of any queueing model the fit has, so no fit predicts them."""
-    out = []
+def shape_findings(points: Sequence, spread: float) -> list[tuple]:
+    """The points of closed-loop sweeps no queueing model of the catalogue follows: ``("dip",
+    n, iops, n0, n1, chord)`` for IOPS below the chord of the neighbours at n0 and n1, and
+    ``("fall", n, iops, peak_n, peak_iops)`` for IOPS below an earlier peak, each by more
+    than ``spread`` (see the note above)."""
+    out: list[tuple] = []
     for sweep in _closed_sweeps(points):
         peak_n, peak_x = None, -math.inf
-        falls = []  # (peak depth, peak IOPS, depth, IOPS)
         for j, (n, x) in enumerate(sweep):
             if peak_n is not None and x < (1 - spread) * peak_x:
-                falls.append((peak_n, peak_x, n, x))
+                out.append(("fall", n, x, peak_n, peak_x))
             if x > peak_x:
                 peak_n, peak_x = n, x
             if 0 < j < len(sweep) - 1:
                 (n0, x0), (n1, x1) = sweep[j - 1], sweep[j + 1]
                 chord = x0 + (x1 - x0) * (n - n0) / (n1 - n0)
                 if x1 > x0 and x < (1 - spread) * chord:
-                    out.append(
-                        f"the measured IOPS at {n} outstanding I/Os ({x:,.0f}) lie "
-                        f"{1 - x / chord:.0%} below the line between their neighbours at {n0} "
-                        f"and {n1} ({chord:,.0f}), beyond the run-to-run spread ({spread:.0%}): "
-                        "a closed queueing network's throughput is concave in the I/Os it "
-                        "holds, so no model of the catalogue passes through this point (the "
-                        "device or host changed behaviour between these depths)")
-        if falls:
-            pn, px = falls[0][:2]
-            listed = ", ".join(f"{x:,.0f} at {n} ({x / p - 1:+.0%})" for _, p, n, x in falls)
-            out.append(
-                f"the measured IOPS fall from {px:,.0f} at {pn} outstanding I/Os to {listed}, "
-                f"beyond the run-to-run spread ({spread:.0%}): a closed queueing network's "
-                "throughput does not fall as I/Os are added, so no model of the catalogue "
-                "follows these points (a resource the model does not have, such as the host's "
-                "CPUs shared by more threads than cores, shaped them)")
+                    out.append(("dip", n, x, n0, n1, chord))
+    return out
+
+
+def sweep_shape(points: Sequence, spread: float, source: str) -> list[str]:
+    """Warnings for :func:`shape_findings`: such points are not the output of any queueing
+    model the fit has, so no fit predicts them."""
+    found = shape_findings(points, spread)
+    out = []
+    for _, n, x, n0, n1, chord in (f for f in found if f[0] == "dip"):
+        out.append(
+            f"the measured IOPS at {n} outstanding I/Os ({x:,.0f}) lie {1 - x / chord:.0%} "
+            f"below the line between their neighbours at {n0} and {n1} ({chord:,.0f}), beyond "
+            f"the run-to-run spread ({spread:.0%}): a closed queueing network's throughput is "
+            "concave in the I/Os it holds, so no model of the catalogue passes through this "
+            "point (the device or host changed behaviour between these depths)")
+    falls = [f for f in found if f[0] == "fall"]
+    if falls:
+        pn, px = falls[0][3:5]
+        listed = ", ".join(f"{x:,.0f} at {n} ({x / p - 1:+.0%})" for _, n, x, _, p in falls)
+        out.append(
+            f"the measured IOPS fall from {px:,.0f} at {pn} outstanding I/Os to {listed}, "
+            f"beyond the run-to-run spread ({spread:.0%}): a closed queueing network's "
+            "throughput does not fall as I/Os are added, so no model of the catalogue "
+            "follows these points (a resource the model does not have, such as the host's "
+            "CPUs shared by more threads than cores, shaped them)")
     if out:
         out[0] += f" [spread {source}]"
     return out
