@@ -334,3 +334,13 @@ def test_host_cpu_contention_is_named_from_the_benchmarks_own_cpu_time():
     for r in rs:  # no CPU figures in the file: nothing
         r.counters = {}
     assert checks.host_cpu(_points(rs, None), 0.08) == []
+
+
+def test_a_transfer_cap_slower_than_any_link_is_not_the_link():
+    fmt = lambda v, u: f"{v:.3g} {u}"  # noqa: E731
+    out = checks.implausible("ssd", {"device.host_interface_Bps": 1.9e8}, fmt)
+    assert len(out) == 1 and "at least" in out[0] and "SATA 3 Gb/s carries 300 MB/s" in out[0]
+    assert "command" in out[0] and "Serial Attached SCSI" in out[0]
+    # a SATA 6 Gb/s link's own cap, or none at all, is plausible
+    assert checks.implausible("ssd", {"device.host_interface_Bps": 5.5e8}, fmt) == []
+    assert checks.implausible("ssd", {"device.host_interface_Bps": 1e12}, fmt) == []

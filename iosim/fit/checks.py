@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .catalogue import PARAMETERS
+
 #: the run-to-run spread of IOPS assumed when the data have no repeats: repeated runs of the
 #: same fio job on the corpus's SSDs and disks differ by about this much (measured in issue 13)
 DEFAULT_SPREAD = 0.08
@@ -57,6 +59,7 @@ def _from_catalogue() -> tuple[Plausible, ...]:
     svc_lo, svc_hi = min(r[0] for r in services), max(r[1] for r in services)
     die_lo, die_hi = min(r[0] for r in reads), max(r[1] for r in programs)
     span = f"{rpms[0]:,}-{rpms[-1]:,} rpm"
+    sata_lo = catalogue.plausible_range("link_Bps", interface="sata")[0]
     return (
         Plausible("hdd-ncq", "device.avg_seek_s", seek_lo * lo, seek_hi * hi,
                   f"{span} disks seek {seek_lo * 1e3:.1f}-{seek_hi * 1e3:.1f} ms on average; "
@@ -72,6 +75,14 @@ def _from_catalogue() -> tuple[Plausible, ...]:
                   "buffered write, not a die",
                   cited([*(m.read for m in nand if m.read), *(m.program for m in nand
                                                             if m.program)])),
+        # the slowest host link a drive has: SATA at 3 Gb/s, half the catalogue's 6 Gb/s lane
+        # (the same 8b/10b encoding at half the line rate): a slower cap is not the link
+        Plausible("ssd", "device.host_interface_Bps", sata_lo / 2 * lo, math.inf,
+                  f"a slower transfer cap than any host link (SATA 3 Gb/s carries "
+                  f"{sata_lo / 2e6:.0f} MB/s, SATA 6 Gb/s {sata_lo / 1e6:.0f} MB/s, PCIe and "
+                  "SAS more) is not the link: it is a cost per command on the path (a RAID "
+                  "controller's command rate, interrupt handling, the host's CPUs)",
+                  cited(["sata3_lane_Bps"])),
     )
 
 
@@ -144,10 +155,12 @@ def implausible(model: str, values: Mapping[str, float], fmt) -> list[str]:
         v = values[b.param]
         if b.lo <= v <= b.hi:
             continue
-        unit = "" if b.param == "device.dies" else "s"
+        unit = PARAMETERS[b.param].unit or ""
+        span = f"{fmt(b.lo, unit)} .. {fmt(b.hi, unit)}" if math.isfinite(b.hi) else \
+            f"at least {fmt(b.lo, unit)}"
         out.append(
             f"{b.param} = {fmt(v, unit)} is implausible for the {model} family (plausible "
-            f"{fmt(b.lo, unit)} .. {fmt(b.hi, unit)}): {b.why} [{b.source}]"
+            f"{span}): {b.why} [{b.source}]"
         )
     return out
 
