@@ -301,12 +301,24 @@ def _progress_tick(done: int) -> None:
 # one runs out, it calls the source being read (``trace_source.reading``) through object mode.
 
 
-def _trace_refill(start: int) -> int:
-    return active_source().refill(start)
+TRACE_REFILL, TRACE_FLUSH = range(2)
 
 
-def _trace_flush(m: int, t0: float) -> None:
-    active_source().flush(m, t0)
+def _trace_op(op: int, a: int, t0: float) -> int:
+    """Refill the input buffers from request ``a`` on (their count), or hand ``a``
+    completions to the source (``t0``: when request 0 was issued)."""
+    if op == TRACE_REFILL:
+        return active_source().refill(a)
+    active_source().flush(a, t0)
+    return 0
+
+
+@numba.njit(cache=True)
+def _trace_call(op, a, t0):
+    # one object-mode block for all the kernel's calls (each block costs memory when loaded)
+    with numba.objmode(got="int64"):
+        got = _trace_op(op, a, t0)
+    return got
 
 
 # -- the compiled event loop ---------------------------------------------------------------------
@@ -441,11 +453,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     tr_base = 0
     tr_nout = 0
     tr_t0 = 0.0  # when request 0 was issued
-    if tr_n > 0:
-        with numba.objmode(tr_len="int64"):
-            tr_len = _trace_refill(0)
-    else:
-        tr_len = 0
+    tr_len = _trace_call(TRACE_REFILL, 0, 0.0) if tr_n > 0 else 0
 
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
@@ -1510,9 +1518,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         tr_lat[tr_nout] = now - io_t[io]
                         tr_nout += 1
                         if tr_nout == tr_done.shape[0]:
-                            tr_t0_now = tr_t0
-                            with numba.objmode():
-                                _trace_flush(tr_nout, tr_t0_now)
+                            _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
                             tr_nout = 0
                     if tot[T_COMPLETED] == warmup:
                         start(now)
@@ -1596,10 +1602,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         tr_t0 = now
                     tr_next += 1
                     if tr_next == tr_base + tr_len and tr_next < tr_n:  # the next buffer
-                        start_at = tr_next
-                        with numba.objmode(tr_len="int64"):
-                            tr_len = _trace_refill(start_at)
-                        tr_base = start_at
+                        tr_len = _trace_call(TRACE_REFILL, tr_next, 0.0)
+                        tr_base = tr_next
                 elif draw_io:  # the io stream, drawn as Simulation.new_io draws it
                     is_read = rng_io.random() < rf
                     if nsizes > 1:  # Generator.choice(p=...): cdf.searchsorted(u, "right")
@@ -1764,9 +1768,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         if status == BEYOND:
             break
     if tr_nout > 0:  # the last completions of a trace
-        tr_t0_now = tr_t0
-        with numba.objmode():
-            _trace_flush(tr_nout, tr_t0_now)
+        _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
     for i in range(5):
         level(i, now, 0)
     tot[T_STATUS] = status
