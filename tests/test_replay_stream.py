@@ -179,3 +179,38 @@ def test_long_traces_keep_histograms_by_default(monkeypatch):
     x, y = r.cdf_points()
     assert np.all(np.diff(x) >= 0) and y[-1] == 1.0
     assert replay(t.head(1000), GENERIC).exact
+
+
+def test_cli_stream_gives_the_same_answer_as_a_whole_read(tmp_path, capsys):
+    import json
+
+    from iosim.cli import main
+
+    path = tmp_path / "v.trace"
+    _write_validate(path, 400, seed=8)
+    outs = []
+    for extra in ([], ["--stream"]):
+        assert main(["replay", str(path), "--preset", "hdd-atlas10k", "--json", *extra]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0] == outs[1] and outs[0]["requests"] == 400
+    whole = read_block_trace(path, format="disksim-validate")
+    reads = int(whole.is_read.sum())
+    assert main(["replay", str(path), "--preset", "hdd-atlas10k", "--stream", "--compare"]) == 0
+    assert f"400 requests ({reads} reads, {400 - reads} writes" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, words", [
+    ("R Miss 100 8 1000.0 20.0\nR Miss 200 8\n", "bad.trace:2: truncated line"),
+    ("", "empty file"),
+])
+def test_cli_stream_refuses_bad_files_in_one_line(tmp_path, capsys, content, words):
+    from iosim.cli import main
+
+    path = tmp_path / "bad.trace"
+    path.write_text(content)
+    code = main(["replay", str(path), "--format", "disksim-validate", "--preset",
+                 "hdd-atlas10k", "--stream"])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and err.count("\n") == 1, err
+    assert main(["replay", str(tmp_path / "nope.trace"), "--stream"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

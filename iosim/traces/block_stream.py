@@ -44,6 +44,7 @@ class TraceFacts:
     bad_offset: bool = False  # some offset unknown or < 0
     max_size_bytes: float = 0.0
     max_end_bytes: float = 0.0  # offset + size, furthest
+    reads: int = 0
     measured: int = 0  # requests with a measured latency
     idle_recorded: int = 0  # requests with a recorded idle time, the last one excepted
     device_min: int = 0
@@ -81,6 +82,7 @@ class TraceFacts:
         j = int(np.argmax(end))
         self.max_end_bytes = max(self.max_end_bytes, float(off[j] + size[j]))
         del end
+        self.reads += int(np.count_nonzero(piece.is_read))
         self.measured += int(np.count_nonzero(np.isfinite(piece.latency_s)))
         idle_ok = np.isfinite(piece.idle_s)
         self.idle_recorded += int(np.count_nonzero(idle_ok)) - int(idle_ok[-1])
