@@ -1106,8 +1106,7 @@ STREAM_FILE_BYTES = 64 << 20  # longer trace files are streamed, not read whole
 def _read_replay_trace(args):
     """The trace of ``replay``/``plan --trace``: read whole (a BlockTrace), or, for a file over
     STREAM_FILE_BYTES or with --stream, streamed (a BlockTraceFile: bounded memory)."""
-    from .traces import read_block_trace
-    from .traces.block_stream import BlockTraceFile
+    from .traces import BlockTraceFile, read_block_trace
 
     kw = dict(time_unit=args.time_unit, size_unit=args.size_unit,
               device=getattr(args, "device", None),

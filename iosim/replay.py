@@ -1,9 +1,11 @@
 """Replay a block trace through a stack, compare with what the trace measured, ask what-if.
 
 :func:`replay` drives any stack with the requests of a :class:`~iosim.traces.blocktrace.
-BlockTrace`: their offsets, sizes and directions reach the device as recorded, so HDD seeks
-and SPTF, RAID striping, SSD die routing, read-ahead and caches see the real addresses. When
-the requests are issued is the ``mode``:
+BlockTrace` (or of a :class:`~iosim.traces.block_stream.BlockTraceFile`, read from its file a
+chunk at a time: the engines stream the trace either way, see
+:mod:`iosim.engine.trace_source`): their offsets, sizes and directions reach the device as
+recorded, so HDD seeks and SPTF, RAID striping, SSD die routing, read-ahead and caches see the
+real addresses. When the requests are issued is the ``mode``:
 
 * ``"open"``: at the trace's timestamps divided by ``speed`` (``speed=2`` replays twice as
   fast), whatever the stack does: the question "does the stack keep up with this load?".
@@ -17,7 +19,11 @@ Every request is measured (a trace is not a steady state; ``warmup`` skips the f
 :class:`ReplayResult` holds the overall :class:`~iosim.results.Results` (percentiles with
 confidence intervals as for any run), latencies per time window as a :class:`~iosim.results.
 Curve`, every request's simulated latency, and, where the trace carries measured latencies, a
-:class:`Comparison`: errors of the mean, p50, p95 and p99, and the *demerit figure*.
+:class:`Comparison`: errors of the mean, p50, p95 and p99, and the *demerit figure*. Past
+:data:`EXACT_MAX` requests (or with ``exact=False``) the replay keeps fine histograms instead
+of every latency, so its memory is bounded whatever the trace's length
+(:mod:`iosim.replay_stats`): the percentiles, window percentiles and demerit figure then come
+from the histograms, each quantile within 0.1 % of the exact one.
 
 The demerit figure (Ruemmler and Wilkes, "An introduction to disk drive modeling", IEEE
 Computer 1994; DiskSim's ``src/rms.c``, which DiskSim's ``valid/runvalid`` reports for each
@@ -26,7 +32,8 @@ simulated response-time CDFs: both quantile functions are read at the probabilit
 0.0001, 0.0002, ..., 1 (linear interpolation between the CDFs' points, as ``rms.c`` does) and
 the RMS of their differences is taken. It is given in seconds and as a fraction of the
 measured mean response time. **Change from rms.c:** DiskSim reads the CDFs from its bucketed
-response-time histograms; here they are the exact empirical CDFs of the requests.
+response-time histograms; here they are the exact empirical CDFs of the requests (a bounded
+replay reads them from 0.1 % log-spaced bins, finer than DiskSim's buckets).
 
 :func:`max_speed` bisects on ``speed`` for the largest speed-up at which a latency percentile
 stays under a service-level objective, every point simulated with the same seed.

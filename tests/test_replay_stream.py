@@ -214,3 +214,25 @@ def test_cli_stream_refuses_bad_files_in_one_line(tmp_path, capsys, content, wor
     assert code == 2 and words in err and err.count("\n") == 1, err
     assert main(["replay", str(tmp_path / "nope.trace"), "--stream"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_speed_search_and_view_on_a_streamed_trace(tmp_path, monkeypatch):
+    import importlib
+
+    from iosim import replay_view
+    from iosim.replay import max_speed
+
+    path = tmp_path / "v.trace"
+    _write_validate(path, 800, seed=4)
+    whole = read_block_trace(path, format="disksim-validate")
+    with BlockTraceFile(path, "disksim-validate", chunk_requests=100) as f:
+        a = max_speed(whole, GENERIC, slo_s=2e-3)
+        b = max_speed(f, GENERIC, slo_s=2e-3)
+        assert a.to_dict() == b.to_dict()
+        monkeypatch.setattr(importlib.import_module("iosim.replay"), "EXACT_MAX", 100)
+        r = replay(f, GENERIC)  # bounded: the view draws from the histograms
+    assert not r.exact
+    fig = replay_view.cdf(r)
+    assert [tr.name for tr in fig.data] == ["simulated", "measured"]
+    assert fig.data[0].y[-1] == 1.0 and "demerit" in fig.layout.title.text
+    assert len(replay_view.timeline(r).data) == 5

@@ -188,8 +188,10 @@ def read(path: str | os.PathLike, format: str = "auto"):
     return FORMATS[fmt](path)
 
 from .block import BLOCK_FORMATS, detect_block_format, iter_block_trace, read_block_trace  # noqa: E402
+from .block_stream import BlockTraceFile  # noqa: E402
 from .block_summary import BlockTraceSummary  # noqa: E402
 from .blocktrace import BlockTrace  # noqa: E402
 
 __all__ += ["BLOCK_FORMATS", "BlockTrace", "BlockTraceSummary", "detect_block_format",
             "iter_block_trace", "read_block_trace"]
+__all__ += ["BlockTraceFile"]
