@@ -241,3 +241,18 @@ def test_speed_search_and_view_on_a_streamed_trace(tmp_path, monkeypatch):
     assert [tr.name for tr in fig.data] == ["simulated", "measured"]
     assert fig.data[0].y[-1] == 1.0 and "demerit" in fig.layout.title.text
     assert len(replay_view.timeline(r).data) == 5
+
+
+def test_a_full_disk_for_the_temporary_copy_falls_back_to_parsing_again(tmp_path, monkeypatch):
+    from iosim.traces import block_stream
+
+    def no_room(fh, chunk):
+        raise OSError(28, "No space left on device")
+
+    path = tmp_path / "v.trace"
+    _write_validate(path, 300, seed=1)
+    monkeypatch.setattr(block_stream, "_write_chunk", no_room)
+    f = BlockTraceFile(path, "disksim-validate", chunk_requests=100)
+    assert f._spill_path is None and "parses the file again" in f.warnings[-1]
+    whole = read_block_trace(path, format="disksim-validate")
+    assert_same(replay(whole, HDD, mode="validate"), replay(f, HDD, mode="validate"))

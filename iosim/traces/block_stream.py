@@ -5,9 +5,9 @@ so every reader's checks and warnings apply) and writes what a replay needs of e
 (arrival, offset, size, direction, measured latency and idle time where recorded) to a
 temporary binary file: later passes (:meth:`BlockTraceFile.chunks`; each replay of a speed
 search is one) read those chunks back in a fraction of the parse time. Memory holds a chunk
-or two whatever the file's length; the disk holds 33 to 49 bytes a request until
-:meth:`BlockTraceFile.close` (or the object's end). ``spill=False`` parses the file again on
-every pass instead.
+or two whatever the file's length; the disk (``TMPDIR``) holds 33 to 49 bytes a request until
+:meth:`BlockTraceFile.close` (or the object's end). ``spill=False``, or a disk without room
+for the copy (a warning says so), parses the file again on every pass instead.
 
 :class:`TraceFacts` is what a replay checks before it runs (sizes, offsets, the furthest byte,
 the time span, whether latencies and idle times were recorded, the devices, whether the writes
@@ -151,13 +151,21 @@ class BlockTraceFile:
         if spill:
             fd, self._spill_path = tempfile.mkstemp(prefix="iosim-trace-", suffix=".npy")
             fh = os.fdopen(fd, "wb")
+        spill_note = ()
         try:
             for chunk in self._parse():
                 self.facts.add(chunk)
                 if fh is not None:
-                    _write_chunk(fh, chunk)
-                    self._written += 1
-                self.warnings = chunk.warnings
+                    try:
+                        _write_chunk(fh, chunk)
+                        self._written += 1
+                    except OSError as e:  # (a full disk): parse again on every pass instead
+                        fh.close()
+                        fh = None
+                        self.close()
+                        spill_note = (f"no room for the temporary copy of the trace ({e}): each "
+                                      "replay parses the file again",)
+                self.warnings = chunk.warnings + spill_note
                 self.device_names = dict(chunk.device_names)
                 self.format = chunk.format
         except BaseException:
