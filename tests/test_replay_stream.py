@@ -256,3 +256,14 @@ def test_a_full_disk_for_the_temporary_copy_falls_back_to_parsing_again(tmp_path
     assert f._spill_path is None and "parses the file again" in f.warnings[-1]
     whole = read_block_trace(path, format="disksim-validate")
     assert_same(replay(whole, HDD, mode="validate"), replay(f, HDD, mode="validate"))
+
+
+def test_replays_in_threads_read_their_own_traces():
+    from concurrent.futures import ThreadPoolExecutor
+
+    traces = [random_trace(3000, seed=s) for s in (1, 2, 3, 4)]
+    alone = [replay(t, GENERIC, engine="fast") for t in traces]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda t: replay(t, GENERIC, engine="fast"), traces))
+    for a, b in zip(alone, together, strict=True):
+        assert_same(a, b)

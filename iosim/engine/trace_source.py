@@ -31,6 +31,7 @@ Every request completes once; the run ends with the last completion.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 
@@ -43,7 +44,7 @@ MODE_CODES = {"open": 1, "closed": 2, "validate": 3}
 CHUNK_REQUESTS = 1 << 16  # requests per input buffer (25 bytes each)
 OUT_RECORDS = 1 << 14  # completions gathered before the sink sees them (24 bytes each)
 
-_ACTIVE: list = []  # the sources compiled runs are reading now (the innermost last)
+_ACTIVE = threading.local()  # per thread: the sources compiled runs read now (innermost last)
 
 
 class TraceSource:
@@ -188,13 +189,15 @@ def reading(source: TraceSource | None):
     if source is None:
         yield
         return
-    _ACTIVE.append(source)
+    stack = _ACTIVE.__dict__.setdefault("sources", [])
+    stack.append(source)
     try:
         yield
     finally:
-        _ACTIVE.pop()
+        stack.pop()
 
 
 def active_source() -> TraceSource:
-    return _ACTIVE[-1]
+    """The source the kernel running in this thread reads (see :func:`reading`)."""
+    return _ACTIVE.sources[-1]
 
