@@ -2101,9 +2101,9 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         args = _prepare(stack, workload, ios, warmup_ios, seed, replication, iocap, atcap_factor,
                         batches, trace)
         announce_compile(_kernel)  # a first run without a compiled kernel says so first
-        t0 = time.perf_counter()
         if trace is not None:
             trace.rewind()  # (a run again with larger pools reads the trace again)
+        t0 = time.perf_counter()
         with reading(trace):
             out = _kernel(*args)
         elapsed = time.perf_counter() - t0
