@@ -75,7 +75,7 @@ from . import progress
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
 from .summary import results_of
-from .trace_source import TraceSource
+from .trace_source import TraceSource, active_source, reading
 
 __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of"]
 
@@ -296,6 +296,31 @@ def _progress_tick(done: int) -> None:
     progress.tick(done)
 
 
+# -- the trace a replay streams in (``engine.trace_source``) -------------------------------------
+# The kernel reads the trace from fixed buffers and writes completions to fixed buffers; when
+# one runs out, it calls the source being read (``trace_source.reading``) through object mode.
+
+
+TRACE_REFILL, TRACE_FLUSH = range(2)
+
+
+def _trace_op(op: int, a: int, t0: float) -> int:
+    """Refill the input buffers from request ``a`` on (their count), or hand ``a``
+    completions to the source (``t0``: when request 0 was issued)."""
+    if op == TRACE_REFILL:
+        return active_source().refill(a)
+    active_source().flush(a, t0)
+    return 0
+
+
+@numba.njit(cache=True)
+def _trace_call(op, a, t0):
+    # one object-mode block for all the kernel's calls (each block costs memory when loaded)
+    with numba.objmode(got="int64"):
+        got = _trace_op(op, a, t0)
+    return got
+
+
 # -- the compiled event loop ---------------------------------------------------------------------
 # The helpers are closures over the kernel's arrays, taking only scalars: numba inlines them
 # without reference counting the arrays at each call (which cost ~45 % of the run time when
@@ -341,7 +366,7 @@ def _rng_list_add(lst, g):
 @numba.njit(cache=True)
 def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
-            tr_size, tr_read, tr_gap, tr_lat, tr_issue, hp, hxp, hfp):
+            tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done, hp, hxp, hfp):
     njobs = ip[P_NJOBS]
     iodepth = ip[P_IODEPTH]
     open_loop = ip[P_OPEN] != 0
@@ -417,12 +442,18 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     prog_b = fp[F_PROG_B]
     prog2_a = fp[F_PROG2_A]
     prog2_b = fp[F_PROG2_B]
-    # trace replay: the I/Os come from the tr_* arrays, in order (TraceSource)
+    # trace replay: the I/Os come from the tr_* buffers, in order (TraceSource): request
+    # tr_next is at tr_next - tr_base while tr_next < tr_n; completions go to tr_done/tr_issue/
+    # tr_lat (request, issue time, latency), handed over when full
     tr_mode = ip[P_TRACE]
     progress_every = ip[P_PROGRESS]  # completions between progress reports (0: none)
-    tr_n = tr_arr.shape[0] if tr_mode != TR_NONE else 0
+    tr_n = ip[P_IOS] + ip[P_WARMUP] if tr_mode != TR_NONE else 0
     tr_speed = fp[F_SPEED]
     tr_next = 0
+    tr_base = 0
+    tr_nout = 0
+    tr_t0 = 0.0  # when request 0 was issued
+    tr_len = _trace_call(TRACE_REFILL, 0, 0.0) if tr_n > 0 else 0
 
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
@@ -1482,7 +1513,13 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         cnt[N_BATCH_K] = bk + 1
                         cf[CF_BYTES] += io_size[io]
                     if tr_mode != TR_NONE:
-                        tr_lat[io_idx[io]] = now - io_t[io]
+                        tr_done[tr_nout] = io_idx[io]
+                        tr_issue[tr_nout] = io_t[io]
+                        tr_lat[tr_nout] = now - io_t[io]
+                        tr_nout += 1
+                        if tr_nout == tr_done.shape[0]:
+                            _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
+                            tr_nout = 0
                     if tot[T_COMPLETED] == warmup:
                         start(now)
                         measuring = True
@@ -1512,7 +1549,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                     if tr_next == 0:
                         k = K_ISSUE
                     else:
-                        act, a_delay, a_code = 1, tr_gap[tr_next - 1], (x << KB) | K_JOB_THINK
+                        gap = tr_gap[tr_next - tr_base]  # (the idle before tr_next)
+                        act, a_delay, a_code = 1, gap, (x << KB) | K_JOB_THINK
                         k = -1
                 elif ovh_on:
                     if ovh_code == 0:  # deterministic: no draw (and no stream to look up)
@@ -1555,13 +1593,17 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 si = 0
                 size = sizes[0]
                 if tr_mode != TR_NONE:  # the trace's next request, as recorded
-                    is_read = tr_read[tr_next]
-                    off = tr_off[tr_next]
-                    size = tr_size[tr_next]
+                    tr_j = tr_next - tr_base
+                    is_read = tr_read[tr_j]
+                    off = tr_off[tr_j]
+                    size = tr_size[tr_j]
                     io_idx[io] = tr_next
-                    if tr_mode != TR_OPEN:
-                        tr_issue[tr_next] = now
+                    if tr_next == 0:
+                        tr_t0 = now
                     tr_next += 1
+                    if tr_next == tr_base + tr_len and tr_next < tr_n:  # the next buffer
+                        tr_len = _trace_call(TRACE_REFILL, tr_next, 0.0)
+                        tr_base = tr_next
                 elif draw_io:  # the io stream, drawn as Simulation.new_io draws it
                     is_read = rng_io.random() < rf
                     if nsizes > 1:  # Generator.choice(p=...): cdf.searchsorted(u, "right")
@@ -1605,7 +1647,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                 if k == K_ARR_NEXT:
                     if tr_mode == TR_OPEN:  # the next request at its recorded time / speed
                         if tr_next < tr_n:
-                            gap = max(0.0, tr_arr[tr_next] / tr_speed - now)
+                            gap = max(0.0, tr_arr[tr_next - tr_base] / tr_speed - now)
                             act, a_delay, a_code = 1, gap, K_ARR_NEXT
                     else:
                         gap = rng_arr.exponential(gap_s) if poisson else gap_s
@@ -1707,7 +1749,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             elif k == K_ARR_START:
                 if tr_mode == TR_OPEN:
                     if tr_n > 0:
-                        gap = max(0.0, tr_arr[0] / tr_speed - now)
+                        gap = max(0.0, tr_arr[tr_next - tr_base] / tr_speed - now)
                         act, a_delay, a_code = 1, gap, K_ARR_NEXT
                 else:
                     gap = rng_arr.exponential(gap_s) if poisson else gap_s
@@ -1725,6 +1767,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             break
         if status == BEYOND:
             break
+    if tr_nout > 0:  # the last completions of a trace
+        _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
     for i in range(5):
         level(i, now, 0)
     tot[T_STATUS] = status
@@ -1994,10 +2038,10 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         [np.nan if ev.restore_at_s is None else ev.restore_at_s for ev in mp.failures] or [0.0])
     if trace is None:
         zf, zb = np.zeros(1), np.zeros(1, np.bool_)
-        tr = (zf, zf, zf, zb, zf, zf, zf)
+        tr = (zf, zf, zf, zb, zf, zf, zf, np.zeros(1, np.int64))
     else:
-        tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read, trace.gap_s,
-              trace.latency_s, trace.issue_s)
+        tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read,
+              trace.gap_before_s, trace.done_latency_s, trace.done_issue_s, trace.done_idx)
     hdd_args = fh.hdd_params(dev) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args)
@@ -2057,8 +2101,11 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         args = _prepare(stack, workload, ios, warmup_ios, seed, replication, iocap, atcap_factor,
                         batches, trace)
         announce_compile(_kernel)  # a first run without a compiled kernel says so first
+        if trace is not None:
+            trace.rewind()  # (a run again with larger pools reads the trace again)
         t0 = time.perf_counter()
-        out = _kernel(*args)
+        with reading(trace):
+            out = _kernel(*args)
         elapsed = time.perf_counter() - t0
         (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist) = out
         if tot[T_STATUS] == OK:
