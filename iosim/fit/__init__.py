@@ -79,6 +79,13 @@ The models (:data:`MODELS`):
 * ``auto``: every family with a surrogate, ranked by leave-one-depth-out error
   (:mod:`iosim.fit.select`); the winner is fitted and verified.
 
+The host's CPUs (``host.cpus``, a pool every job's overhead period holds one of): fitted by
+name, or tried by every family with a surrogate when the benchmark's own CPU time per I/O grows
+with the jobs on the fitted points (fio's usr + sys, :func:`checks.host_cpu`), within the CPUs
+the benchmark kept busy at once .. the most jobs (a pool that large is no limit). The pool is
+kept only when it binds (taking it away moves a fitted point's surrogate IOPS or latency by more
+than 1 %); otherwise the family is fitted without it, and a note says which.
+
 Diagnostics (:mod:`iosim.fit.checks`): fitted points missed beyond the run-to-run spread (from
 repeats in the data, else 8 %), parameters outside the family's physical range (one table with
 sources), a host overhead that alone caps IOPS below a measured point, the span assumed for a
