@@ -274,6 +274,8 @@ def _assumptions(stack: Stack, wl: Workload, engine: str | None = None) -> str:
         words.append("no host overhead")
     else:
         words.append(f"host overhead {show_time(stack.host.overhead.mean_s)}")
+        if stack.host.cpus:
+            words.append(f"on {stack.host.cpus} shared host CPU(s)")
     if engine:
         words.append(f"engine {engine}")
     return "assumes: " + ", ".join(words)

@@ -104,3 +104,17 @@ def test_auto_on_the_nvme_sweep_says_why_it_chose():
               holdout={"numjobs": [2, 4, 16, 32]}, verify=False, percentiles=False)
     # the cross-validation on three depths cannot tell ssd from cloud; the device can
     assert res.model == "ssd" and "nvme0n1" in res.notes[0] and "tied with" in res.notes[0]
+
+
+def test_the_nvme_sweep_tries_a_host_cpu_pool_and_says_it_does_not_bind():
+    # fio's usr + sys grow per I/O with the jobs: the host's CPUs are tried as a pool, at least
+    # the 4 the benchmark kept busy (3.9) and at most the 64 jobs. The fitted host gap is about
+    # a microsecond (the depth-1 point: 1 / IOPS - latency), so 4 CPUs cap far above 400k IOPS:
+    # the pool does not bind and the model is fitted without it
+    from iosim.fit import fit
+
+    res = fit(_sweep("fio333-nvme-iouring-randwrite-qd1-nj*-perjob-sweep.json"), model="ssd",
+              holdout={"numjobs": [2, 4, 16, 32]}, verify=False, percentiles=False)
+    note = next(n for n in res.notes if n.startswith("host.cpus"))
+    assert "assumed 4 .. 64" in note and "the pool did not bind" in note
+    assert "host.cpus" not in res.params

@@ -164,7 +164,8 @@ NBINS = LogHist().counts.shape[0]
 
 
 # -- event kinds (low 7 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the stack, the cloud and the SSD; 64-95: the HDD; 96-127 free for the next family
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD (80: the host's shared CPUs); 96-127 free
+# for the next family
 
 KB = 7
 KMASK = 127
@@ -251,6 +252,7 @@ K_HDD_CMD = 76  # inline: past the overhead: buffer, cache or media
 K_HDD_HIT = 77  # inline: answered from the buffer
 K_HDD_MEDIA = 78  # inline: a media operation for the actuator; wait for it
 K_HDD_LOOP = 79  # inline: the actuator's loop top: pick the next media operation
+K_JOB_HOST = 80  # one of the host's shared CPUs (host.cpus) granted: spend the overhead
 # what a die process is: a read (joined), a program (joined), a die's background programs
 SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 
@@ -332,7 +334,8 @@ def _trace_call(op, a, t0):
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
  P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
  P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP, P_TRACE, P_PROGRESS) = range(42)
-NIP = 42
+NIP = 43
+P_HOST_CPUS = 42  # host.cpus: CPUs shared by all jobs' overhead periods (0: no shared limit)
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
@@ -462,7 +465,8 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     hc = np.empty(hcap, np.int64)
     ucap = nslots + rqcap + atcap + dpcap + nfail + 8
     uq = np.empty(ucap, np.int64)
-    nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0)
+    host_cpus = ip[P_HOST_CPUS]
+    nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0) + 1
     fcap = 2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
     fq = np.empty(fcap, np.int64)
     ctl = np.zeros(NCTL, np.int64)
@@ -496,6 +500,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             res[r_ch0 + c, R_QCAP] = (atcap + 1) * s_dpc
         res[r_hout, R_QCAP] = dpcap  # (read die processes cross it one by one)
         res[r_hin, R_QCAP] = atcap
+    r_hcpu = nres - 1  # the host's shared CPUs (last: the other indices stay as they were)
+    res[r_hcpu, R_CAP] = max(1, host_cpus)
+    res[r_hcpu, R_QCAP] = max(1, nslots)
     for r in range(1, nres):
         res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
     # A resource that can never have a waiter (more slots than possible holders) has inert
@@ -1559,18 +1566,28 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         z = ovh_samples[job_rngs[x // iodepth].integers(0, n_ovh_samples)]
                     else:
                         z = _sample_code(ovh_code, ovh_a, ovh_b, job_rngs[x // iodepth])
+                    slot_z[x] = z
                     if serial:  # the job's CPU issues one I/O at a time
-                        slot_z[x] = z
                         act, a_res, a_code = 2, r_cpu0 + x // iodepth, (x << KB) | K_JOB_CPU
+                    elif host_cpus > 0:
+                        act, a_res, a_code = 2, r_hcpu, (x << KB) | K_JOB_HOST
                     else:
                         act, a_delay, a_code = 1, z, (x << KB) | K_JOB_OVH
                     k = -1
                 else:
                     k = K_THINK_ISSUE
             elif k == K_JOB_CPU:
+                if host_cpus > 0:  # then one of the host's shared CPUs
+                    act, a_res, a_code = 2, r_hcpu, (x << KB) | K_JOB_HOST
+                else:
+                    act, a_delay, a_code = 1, slot_z[x], (x << KB) | K_JOB_OVH
+                k = -1
+            elif k == K_JOB_HOST:
                 act, a_delay, a_code = 1, slot_z[x], (x << KB) | K_JOB_OVH
                 k = -1
             elif k == K_JOB_OVH:
+                if host_cpus > 0:  # (the inner `with` of the reference exits first)
+                    release(r_hcpu)
                 if serial:
                     release(r_cpu0 + x // iodepth)
                 k = K_THINK_ISSUE
@@ -1780,7 +1797,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
 # -- Python side ---------------------------------------------------------------------------------
 
 _KNOWN = {
-    "host": {"overhead"},
+    "host": {"overhead", "cpus"},
     "block": {"nr_requests", "max_sectors_bytes"},
     "hba": {"queue_depth"},
     "multipath": {"paths", "policy", "failover_timeout_s", "failures"},
@@ -1983,6 +2000,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_SVC2_CODE] = svc2_code
     ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
     ip[P_PROGRESS] = PROGRESS_EVERY if progress.active() else 0
+    ip[P_HOST_CPUS] = stack.host.cpus if ip[P_OVH_ON] else 0
     fp = np.zeros(NFP)
     fp[F_SPEED] = 1.0 if trace is None else trace.speed
     fp[F_THINK] = wl.thinktime_s if not (wl.open_loop or validate) else 0.0

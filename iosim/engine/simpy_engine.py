@@ -226,6 +226,8 @@ class Simulation:
         self.device = make_device(self.env, device, self.streams, self.rec)
         nr = stack.block.nr_requests
         self.nr = simpy.Resource(self.env, nr) if nr < 10**6 else None
+        cpus = stack.host.cpus
+        self.host_cpus = simpy.Resource(self.env, cpus) if cpus > 0 else None
         self.issued = 0
         self.completed = 0
         self.duplicates = 0
@@ -282,15 +284,24 @@ class Simulation:
                 if cpu is not None:
                     with cpu.request() as turn:  # the job's CPU issues one I/O at a time
                         yield turn
-                        yield self.env.timeout(z)
+                        yield from self.host_overhead(z)
                 else:
-                    yield self.env.timeout(z)
+                    yield from self.host_overhead(z)
             if think > 0:
                 yield self.env.timeout(think)
             if tr is not None and self.issued >= len(tr):
                 return  # another slot took the last request meanwhile
             io = self.new_io()
             yield self.submit(io)
+
+    def host_overhead(self, z: float):
+        """The overhead period, holding one of the host's shared CPUs when ``host.cpus``."""
+        if self.host_cpus is None:
+            yield self.env.timeout(z)
+            return
+        with self.host_cpus.request() as turn:  # FIFO for one of the host's C CPUs
+            yield turn
+            yield self.env.timeout(z)
 
     def validate_job(self):
         """DiskSim's validate rule: one request at a time, the next issued the recorded idle

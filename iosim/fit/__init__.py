@@ -79,6 +79,13 @@ The models (:data:`MODELS`):
 * ``auto``: every family with a surrogate, ranked by leave-one-depth-out error
   (:mod:`iosim.fit.select`); the winner is fitted and verified.
 
+The host's CPUs (``host.cpus``, a pool every job's overhead period holds one of): fitted by
+name, or tried by every family with a surrogate when the benchmark's own CPU time per I/O grows
+with the jobs on the fitted points (fio's usr + sys, :func:`checks.host_cpu`), within the CPUs
+the benchmark kept busy at once .. the most jobs (a pool that large is no limit). The pool is
+kept only when it binds (taking it away moves a fitted point's surrogate IOPS or latency by more
+than 1 %); otherwise the family is fitted without it, and a note says which.
+
 Diagnostics (:mod:`iosim.fit.checks`): fitted points missed beyond the run-to-run spread (from
 repeats in the data, else 8 %), parameters outside the family's physical range (one table with
 sources), a host overhead that alone caps IOPS below a measured point, the span assumed for a
@@ -367,24 +374,29 @@ def fit(
     ):
         # measured percentiles: fit the service variability too (by simulation)
         names.append("device.service.scv")
+    fit_notes: list[str] = []
+    pool = _host_cpu_pool(mdl, names, params, train, fit_notes)
     bnds = _bounds(mdl, names, bounds)
-    mean_names = [n for n in names if n not in _SIM_ONLY]
+    if pool is not None and "host.cpus" not in (bounds or {}):
+        bnds["host.cpus"] = pool
     # an open-loop point's IOPS are its arrival rate: only its latency says something
     metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS
                if m in p.measured and not (m == "iops" and p.workload.open_loop)]
     if model in ("hdd", "hdd-ncq"):
         _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
-    n_res = len(metrics)
-    dof = n_res - len(mean_names)
-    if mean_names and dof <= 0:
-        warnings.append(
-            f"{n_res} measured numbers for {len(mean_names)} parameters: the fit is not "
-            "determined by the data (no degrees of freedom left); add points or fix parameters"
-        )
     flat0 = None if mdl.simulated else _Flat.of(base)
-    values, cov_params, rms, stack = _calibrate(
-        mdl, base, flat0, names, bnds, train, metrics, dof, measured_shape, warnings,
-        fit_ios=fit_ios, seed=seed, engine=engine, rel_noise=rel_noise, verify=verify)
+    cal_kw = dict(fit_ios=fit_ios, seed=seed, engine=engine, rel_noise=rel_noise, verify=verify)
+    before = list(warnings)
+    values, cov_params, rms, stack = _calibrate_counted(
+        mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw)
+    if fit_notes and not _pool_binds(flat0, values, train):
+        # the pool the data suggested is no limit on these points: the model without it
+        warnings[:] = before
+        names.remove("host.cpus")
+        fit_notes[0] += ("; fitted, the pool did not bind (no fitted point is limited by it), "
+                         "so the model is fitted without it")
+        values, cov_params, rms, stack = _calibrate_counted(
+            mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw)
     params_out = {n: cov_params[n] for n in names}
     # -- verification by simulation at every point
     lo_n = min(p.n for p in train)
@@ -414,7 +426,49 @@ def fit(
         ios=ios,
         surrogate_rms=rms,
         shape=shape,
+        notes=fit_notes,
     )
+
+
+def _host_cpu_pool(mdl: Model, names: list[str], params, train: list,
+                   notes: list[str]) -> tuple[float, float] | None:
+    """Add ``host.cpus`` to the fitted parameters when the data call for it (the jobs of the
+    fitted points contend for CPUs, :func:`checks.host_cpu_pool`) and the model has a host
+    overhead on the surrogate (the note says so); the pool's bounds from the data also when
+    the caller fits it by name. Returns those bounds (None: no pool, or the catalogue's)."""
+    found = checks.host_cpu_pool(train, checks.spread_of(train)[0])
+    if found is None:
+        return None
+    lo, hi, note = found
+    if params is None and "host.overhead" in names and not mdl.simulated:
+        names.append("host.cpus")
+        notes.append(note)
+    return (lo, hi) if "host.cpus" in names else None
+
+
+def _pool_binds(flat0: _Flat, values: Mapping[str, float], train: list) -> bool:
+    """Whether the fitted host CPU pool limits anything: the surrogate's IOPS or mean latency
+    of some fitted point moves by more than 1 % when the pool is taken away."""
+    wls = [p.workload for p in train]
+    got = _predict_flat(_flat_with(flat0, values), wls)
+    free = _predict_flat(_flat_with(flat0, {**values, "host.cpus": math.inf}), wls)
+    return any(abs(a[m] / b[m] - 1) > 0.01 for a, b in zip(got, free, strict=True)
+               for m in ("iops", "lat_mean_s") if b.get(m))
+
+
+def _calibrate_counted(mdl: Model, base: Stack, flat0: _Flat | None, names: list[str], bnds,
+                       train: list, metrics, measured_shape, warnings: list[str], kw: dict):
+    """:func:`_calibrate`, after warning when the parameters leave no degrees of freedom."""
+    mean_names = [n for n in names if n not in _SIM_ONLY]
+    n_res = len(metrics)
+    dof = n_res - len(mean_names)
+    if mean_names and dof <= 0:
+        warnings.append(
+            f"{n_res} measured numbers for {len(mean_names)} parameters: the fit is not "
+            "determined by the data (no degrees of freedom left); add points or fix parameters"
+        )
+    return _calibrate(mdl, base, flat0, names, bnds, train, metrics, dof, measured_shape,
+                      warnings, **kw)
 
 
 def _calibrate(mdl: Model, base: Stack, flat0: _Flat | None, names: list[str], bnds,

@@ -34,7 +34,7 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
         over["host.overhead"] = (
             Deterministic(v) if ov.mean_s <= 0 or v <= 0 else ov.scaled(v / ov.mean_s)
         )
-    for k in ("device.units", "hba.queue_depth"):
+    for k in ("device.units", "hba.queue_depth", "host.cpus"):
         if k in values:
             over[k] = int(round(values[k]))
     for k in ("link.latency_s", "link.bandwidth_Bps", "device.controller_overhead_s",

@@ -38,6 +38,16 @@ PARAMETERS: dict[str, ParamDef] = {
             "host time between a completion and the job's next issue (mean)",
         ),
         ParamDef(
+            "host.cpus",
+            1.0,
+            4096.0,
+            True,
+            True,
+            "",
+            "CPUs the jobs share for their host overhead (a pool; fitted when the benchmark's "
+            "CPU time per I/O grows with the I/Os in flight)",
+        ),
+        ParamDef(
             "device.service",
             1e-7,
             1.0,

@@ -167,19 +167,22 @@ def implausible(model: str, values: Mapping[str, float], fmt) -> list[str]:
 
 def host_cap(values: Mapping[str, float], points: Sequence, fmt) -> list[str]:
     """A host overhead that by itself caps IOPS below a measured point: each job's CPU issues
-    at most 1 / overhead I/Os per second (numjobs / overhead in all)."""
+    at most 1 / overhead I/Os per second (numjobs / overhead in all; min(numjobs, host.cpus) /
+    overhead when the host's CPUs are a fitted pool)."""
     z = values.get("host.overhead")
     if not z or z <= 0:
         return []
     out = []
+    cpus = round(values.get("host.cpus", math.inf)) if "host.cpus" in values else math.inf
     for p in points:
         x = p.measured.get("iops")
         if x is None:
             continue
-        cap = p.workload.numjobs / z
+        cap = min(p.workload.numjobs, cpus) / z
         if cap < 0.98 * x:
+            on = f" on {cpus:g} host CPU(s)" if cpus < p.workload.numjobs else ""
             out.append(
-                f"host.overhead = {fmt(z, 's')} caps {p.workload.numjobs} job(s) at "
+                f"host.overhead = {fmt(z, 's')}{on} caps {p.workload.numjobs} job(s) at "
                 f"{cap:.4g} IOPS, below the {x:.4g} measured at {p.n} outstanding I/Os: "
                 "implausible (the overhead is absorbing device time)"
             )
@@ -277,6 +280,29 @@ def sweep_shape(points: Sequence, spread: float, source: str) -> list[str]:
     if out:
         out[0] += f" [spread {source}]"
     return out
+
+
+def host_cpu_pool(points: Sequence, spread: float) -> tuple[float, float, str] | None:
+    """Whether a fit should add the host's CPUs as a shared pool (``host.cpus``): when
+    :func:`host_cpu` finds the jobs contending for CPUs on these points and more than one job
+    shares the host. Returns (lower bound, upper bound, the note saying what was assumed) or
+    None.
+
+    The bounds: fio's JSON does not give the host's cores. The benchmark itself kept as many
+    CPUs busy at once as its usr + sys time says, so the host has at least that many (rounded
+    up); a pool as large as the most jobs measured is no limit at all."""
+    jobs = max((p.workload.numjobs for p in points if not p.workload.open_loop), default=1)
+    if jobs < 2 or not host_cpu(points, spread):
+        return None
+    busy = max(((p.results.counters or {}).get("cpu_pct") or 0.0) / 100 for p in points)
+    lo = max(1.0, float(math.ceil(busy - 1e-9)))
+    if lo >= jobs:
+        return None
+    note = (f"host.cpus: the jobs contend for the host's CPUs (their CPU time per I/O grows), "
+            f"so the host's CPUs are tried as a pool shared by the jobs' overhead; the data do "
+            f"not give the host's cores: assumed {lo:g} .. {jobs} (the benchmark kept {busy:.2g} "
+            "CPUs busy at once; a pool as large as the jobs is no limit)")
+    return lo, float(jobs), note
 
 
 def host_cpu(points: Sequence, spread: float) -> list[str]:

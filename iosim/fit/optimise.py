@@ -129,6 +129,10 @@ def _initial(
                     starts.append(dict(g, **{"hba.queue_depth": q}))
             else:
                 starts.append(g)
+    if "host.cpus" in names:  # the host's CPUs: no limit, and the CPUs the benchmark kept busy
+        busy = max(((p.results.counters or {}).get("cpu_pct") or 0.0) / 100 for p in pts)
+        pools = sorted({bounds["host.cpus"][1], max(1.0, float(math.ceil(busy)))})
+        starts = [dict(s, **{"host.cpus": c}) for s in starts for c in pools]
     out = []
     for s in starts:
         out.append({n: min(max(s[n], bounds[n][0]), bounds[n][1]) for n in names})
