@@ -72,6 +72,7 @@ from ..stack import Stack
 from ..workload import Workload
 from . import fast_hdd as fh
 from . import progress
+from .fast_core import unmanaged as _um
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
 from .summary import results_of
@@ -93,6 +94,7 @@ _DEPENDS = [
     _HERE.parent.parent / "devices" / "ssd.py",
     _HERE.parent.parent / "devices" / "hdd.py",
     _HERE.parent / "fast_hdd.py",
+    _HERE.parent / "fast_core.py",
     _HERE.parent / "recorder.py",
 ]
 
@@ -424,24 +426,27 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     tr_speed = fp[F_SPEED]
     tr_next = 0
 
+    # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
+    # closures); ``keep`` holds their owners until the results are copied out at the end.
+    keep = [np.empty(0, np.uint8)]
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
-    ht = np.empty(hcap)
-    hs = np.empty(hcap, np.int64)
-    hc = np.empty(hcap, np.int64)
+    ht = _um(np.empty(hcap), keep)
+    hs = _um(np.empty(hcap, np.int64), keep)
+    hc = _um(np.empty(hcap, np.int64), keep)
     ucap = nslots + rqcap + atcap + dpcap + nfail + 8
-    uq = np.empty(ucap, np.int64)
+    uq = _um(np.empty(ucap, np.int64), keep)
     nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0)
     fcap = 2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
-    fq = np.empty(fcap, np.int64)
-    ctl = np.zeros(NCTL, np.int64)
+    fq = _um(np.empty(fcap, np.int64), keep)
+    ctl = _um(np.zeros(NCTL, np.int64), keep)
 
     # resources: 0 device units, 1 nr_requests, 2.. job CPUs, then link down/up per path
     r_units = 0
     r_nr = 1
     r_cpu0 = 2
     r_link0 = 2 + njobs
-    res = np.zeros((nres, 7), np.int64)
+    res = _um(np.zeros((nres, 7), np.int64), keep)
     res[:, R_CAP] = 1
     res[:, R_QCAP] = 1
     res[r_units, R_CAP] = ip[P_UNITS]
@@ -483,78 +488,81 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         if qd <= 1:
             for p in range(2 * npaths):
                 res[r_link0 + p, R_NOWAIT] = 1
-    rq = np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64)
+    rq = _um(np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64), keep)
 
     # multipath
-    p_alive = np.ones(npaths, np.bool_)
-    p_out = np.zeros(npaths, np.int64)
-    p_bytes = np.zeros(npaths)
-    p_epoch = np.zeros(npaths, np.int64)
-    p_gen = np.zeros(npaths, np.int64)
-    wq = np.empty(rqcap, np.int64)
+    p_alive = _um(np.ones(npaths, np.bool_), keep)
+    p_out = _um(np.zeros(npaths, np.int64), keep)
+    p_bytes = _um(np.zeros(npaths), keep)
+    p_epoch = _um(np.zeros(npaths, np.int64), keep)
+    p_gen = _um(np.zeros(npaths, np.int64), keep)
+    wq = _um(np.empty(rqcap, np.int64), keep)
 
     # I/Os, block requests, path attempts (pools with free lists)
-    io_read = np.zeros(iocap, np.bool_)
-    io_size = np.zeros(iocap)
-    io_t = np.zeros(iocap)
-    io_parts = np.zeros(iocap, np.int64)
-    io_slot = np.zeros(iocap, np.int64)
-    io_off = np.zeros(iocap)
-    io_idx = np.zeros(iocap, np.int64)  # trace replay: the request's index in the trace
-    io_free = np.arange(iocap - 1, -1, -1).astype(np.int64)
+    io_read = _um(np.zeros(iocap, np.bool_), keep)
+    io_size = _um(np.zeros(iocap), keep)
+    io_t = _um(np.zeros(iocap), keep)
+    io_parts = _um(np.zeros(iocap, np.int64), keep)
+    io_slot = _um(np.zeros(iocap, np.int64), keep)
+    io_off = _um(np.zeros(iocap), keep)
+    io_idx = _um(np.zeros(iocap, np.int64), keep)  # trace replay: the request's index in the trace
+    io_free = _um(np.arange(iocap - 1, -1, -1).astype(np.int64), keep)
     n_io_free = iocap
-    rq_io = np.zeros(rqcap, np.int64)
-    rq_size = np.zeros(rqcap)
-    rq_read = np.zeros(rqcap, np.bool_)
-    rq_off = np.zeros(rqcap)
-    rq_tb = np.zeros(rqcap)
-    rq_path = np.zeros(rqcap, np.int64)
-    rq_epoch = np.zeros(rqcap, np.int64)
-    rq_att = np.full(rqcap, -1, np.int64)
-    rq_cond = np.zeros(rqcap, np.int64)
-    rq_regp = np.zeros(rqcap, np.int64)
-    rq_regg = np.zeros(rqcap, np.int64)
-    rq_regs = np.zeros(rqcap, np.int64)
-    rq_free = np.arange(rqcap - 1, -1, -1).astype(np.int64)
+    rq_io = _um(np.zeros(rqcap, np.int64), keep)
+    rq_size = _um(np.zeros(rqcap), keep)
+    rq_read = _um(np.zeros(rqcap, np.bool_), keep)
+    rq_off = _um(np.zeros(rqcap), keep)
+    rq_tb = _um(np.zeros(rqcap), keep)
+    rq_path = _um(np.zeros(rqcap, np.int64), keep)
+    rq_epoch = _um(np.zeros(rqcap, np.int64), keep)
+    rq_att = _um(np.full(rqcap, -1, np.int64), keep)
+    rq_cond = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regp = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regg = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regs = _um(np.zeros(rqcap, np.int64), keep)
+    rq_free = _um(np.arange(rqcap - 1, -1, -1).astype(np.int64), keep)
     n_rq_free = rqcap
-    at_req = np.zeros(atcap, np.int64)
-    at_path = np.zeros(atcap, np.int64)
-    at_epoch = np.zeros(atcap, np.int64)
-    at_size = np.zeros(atcap)
-    at_read = np.zeros(atcap, np.bool_)
-    at_tdev = np.zeros(atcap)
-    at_state = np.zeros(atcap, np.int64)  # fault mode: 1 ended, 2 end processed, 4 detached
-    at_free = np.arange(atcap - 1, -1, -1).astype(np.int64)
+    at_req = _um(np.zeros(atcap, np.int64), keep)
+    at_path = _um(np.zeros(atcap, np.int64), keep)
+    at_epoch = _um(np.zeros(atcap, np.int64), keep)
+    at_size = _um(np.zeros(atcap), keep)
+    at_read = _um(np.zeros(atcap, np.bool_), keep)
+    at_tdev = _um(np.zeros(atcap), keep)
+    at_state = _um(np.zeros(atcap, np.int64),
+        keep)  # fault mode: 1 ended, 2 end processed, 4 detached
+    at_free = _um(np.arange(atcap - 1, -1, -1).astype(np.int64), keep)
     n_at_free = atcap
-    slot_z = np.zeros(max(1, nslots))
-    at_left = np.zeros(atcap, np.int64)  # SSD: die processes the attempt still waits for
-    at_first = np.zeros(atcap, np.int64)  # SSD: the request's first page, pages, mode
-    at_npg = np.zeros(atcap, np.int64)
-    at_mode = np.zeros(atcap, np.int64)
+    slot_z = _um(np.zeros(max(1, nslots)), keep)
+    at_left = _um(np.zeros(atcap, np.int64),
+        keep)  # SSD: die processes the attempt still waits for
+    at_first = _um(np.zeros(atcap, np.int64), keep)  # SSD: the request's first page, pages, mode
+    at_npg = _um(np.zeros(atcap, np.int64), keep)
+    at_mode = _um(np.zeros(atcap, np.int64), keep)
     # SSD: the FifoSpaces (write buffer bytes, read buffer pages): room, waiters' codes, amounts
-    sp_free = np.array([s_wbuf, float(s_rbufp)])
+    sp_free = _um(np.array([s_wbuf, float(s_rbufp)]), keep)
     spcap = max(1, atcap, dpcap)
-    sp_code = np.zeros((2, spcap), np.int64)
-    sp_amt = np.zeros((2, spcap))
-    sp_hc = np.zeros((2, 2), np.int64)  # per space: head, count
-    dirty = np.zeros(1)  # SSD: buffered bytes no die has taken yet
+    sp_code = _um(np.zeros((2, spcap), np.int64), keep)
+    sp_amt = _um(np.zeros((2, spcap)), keep)
+    sp_hc = _um(np.zeros((2, 2), np.int64), keep)  # per space: head, count
+    dirty = _um(np.zeros(1), keep)  # SSD: buffered bytes no die has taken yet
     # SSD: dies with no background program (FIFO, channel first) and their program units
-    idle_q = np.zeros(max(1, s_ndies), np.int64)
+    idle_q = _um(np.zeros(max(1, s_ndies), np.int64), keep)
     if ssd:
         for way in range(s_dpc):
             for ch in range(s_nch):
                 idle_q[way * s_nch + ch] = ch * s_dpc + way
         ctl[C_IC] = s_ndies
-    die_units = np.zeros(max(1, s_ndies), np.int64)
-    dp_mode = np.zeros(dpcap, np.int64)
-    dp_att = np.zeros(dpcap, np.int64)  # SSD die processes: attempt, first page, pages
-    dp_l0 = np.zeros(dpcap, np.int64)
-    dp_die = np.zeros(dpcap, np.int64)
-    dp_slow = np.zeros(dpcap, np.bool_)  # a background program unit on slow (MSB) pages
-    dp_np = np.zeros(dpcap, np.int64)
-    dp_room = np.zeros(dpcap, np.int64)  # read buffer pages a read die process holds
-    dp_bytes = np.zeros(dpcap)  # the bytes a read die process sends across the host link
-    dp_free = np.arange(dpcap - 1, -1, -1).astype(np.int64)
+    die_units = _um(np.zeros(max(1, s_ndies), np.int64), keep)
+    dp_mode = _um(np.zeros(dpcap, np.int64), keep)
+    dp_att = _um(np.zeros(dpcap, np.int64), keep)  # SSD die processes: attempt, first page, pages
+    dp_l0 = _um(np.zeros(dpcap, np.int64), keep)
+    dp_die = _um(np.zeros(dpcap, np.int64), keep)
+    dp_slow = _um(np.zeros(dpcap, np.bool_), keep)  # a background program unit on slow (MSB) pages
+    dp_np = _um(np.zeros(dpcap, np.int64), keep)
+    dp_room = _um(np.zeros(dpcap, np.int64), keep)  # read buffer pages a read die process holds
+    dp_bytes = _um(np.zeros(dpcap),
+        keep)  # the bytes a read die process sends across the host link
+    dp_free = _um(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep)
     n_dp_free = dpcap
     regseq = 0
     # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
@@ -566,38 +574,40 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     h_ovh = hp[fh.H_OVH]
     h_iface = hp[fh.H_IFACE]
     h_iface_finite = hdd and math.isfinite(h_iface)
-    hq = np.zeros((max(1, atcap), fh.NO))
-    hq_done = np.zeros(max(1, atcap), np.int64)
-    hdp = np.zeros((max(1, h_wc), fh.NO))
-    hdp_done = np.zeros(max(1, h_wc), np.int64)
-    h_op = np.zeros(fh.NO)
-    h_wait = np.zeros(max(1, atcap), np.int64)
-    at_xfer = np.zeros(atcap)
+    hq = _um(np.zeros((max(1, atcap), fh.NO)), keep)
+    hq_done = _um(np.zeros(max(1, atcap), np.int64), keep)
+    hdp = _um(np.zeros((max(1, h_wc), fh.NO)), keep)
+    hdp_done = _um(np.zeros(max(1, h_wc), np.int64), keep)
+    h_op = _um(np.zeros(fh.NO), keep)
+    h_wait = _um(np.zeros(max(1, atcap), np.int64), keep)
+    at_xfer = _um(np.zeros(atcap), keep)
     (HI_QN, HI_DN, HI_FREE, HI_PARKED, HI_WH, HI_WN, HI_CUR) = range(7)
-    hd_i = np.zeros(7, np.int64)
+    hd_i = _um(np.zeros(7, np.int64), keep)
     hd_i[HI_FREE] = h_wc
     hd_i[HI_PARKED] = 1  # the actuator's first step (its process start) parks it
-    h_head = np.zeros(2)  # cylinder, surface
-    h_ra = np.zeros(fh.NRA)
+    h_head = _um(np.zeros(2), keep)  # cylinder, surface
+    h_ra = _um(np.zeros(fh.NRA), keep)
     h_ra[RA_SIZE] = hp[fh.H_RA]
-    h_bad = np.zeros(2)  # an I/O beyond the capacity: offset, size
+    h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
-    lv = np.zeros((5, 4))  # per level: t_last, t0, area, busy
-    lvl = np.zeros(6, np.int64)  # per level: the level; [5]: TimeAvg's host histogram length
+    lv = _um(np.zeros((5, 4)), keep)  # per level: t_last, t0, area, busy
+    lvl = _um(np.zeros(6, np.int64),
+        keep)  # per level: the level; [5]: TimeAvg's host histogram length
     lvl[5] = 64
-    qdh = np.zeros(iocap + 2)
-    hist = np.zeros((5, NBINS), np.int64)
-    hn = np.zeros(5, np.int64)
-    hf = np.zeros((5, 3))  # per histogram: total, min, max
+    qdh = _um(np.zeros(iocap + 2), keep)
+    hist = _um(np.zeros((5, NBINS), np.int64), keep)
+    hn = _um(np.zeros(5, np.int64), keep)
+    hf = _um(np.zeros((5, 3)), keep)  # per histogram: total, min, max
     hf[:, 1] = np.inf
-    b_sums = np.zeros(nbatch)
-    b_counts = np.zeros(nbatch, np.int64)
-    b_tend = np.zeros(nbatch)
-    b_hist = np.zeros((nbatch, NBINS), np.int32)  # per batch: latency histogram (sectioning)
-    cnt = np.zeros(5, np.int64)
-    cf = np.zeros(2)
-    tot = np.zeros(12, np.int64)
+    b_sums = _um(np.zeros(nbatch), keep)
+    b_counts = _um(np.zeros(nbatch, np.int64), keep)
+    b_tend = _um(np.zeros(nbatch), keep)
+    # per batch: latency histogram (sectioning)
+    b_hist = _um(np.zeros((nbatch, NBINS), np.int32), keep)
+    cnt = _um(np.zeros(5, np.int64), keep)
+    cf = _um(np.zeros(2), keep)
+    tot = _um(np.zeros(12, np.int64), keep)
 
     # -- helpers (closures: scalar arguments only) ----------------------------------------
     def fpush(code):
@@ -1730,7 +1740,10 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     tot[T_STATUS] = status
     out_f = np.array([t_start, t_end, now, cf[CF_BYTES], cf[CF_BLOCK_BYTES], throttle_s,
                       h_bad[0], h_bad[1]])
-    return (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist)
+    out = (tot.copy(), cnt.copy(), out_f, hist.copy(), hn.copy(), hf.copy(), lv.copy(),
+           lvl.copy(), qdh.copy(), b_sums.copy(), b_counts.copy(), b_tend.copy(), b_hist.copy())
+    keep.clear()  # the views' owners are freed here, after the copies
+    return out
 
 
 # -- Python side ---------------------------------------------------------------------------------

@@ -1,0 +1,234 @@
+"""The fast engine's core: unmanaged array views, the event list and FIFO resources.
+
+Small numba functions the kernel in :mod:`iosim.engine.fast` is built on, each testable on its
+own (``tests/test_fast_core.py`` checks their event order against SimPy's):
+
+* :func:`unmanaged` gives a view of an array that numba does not reference count. Arrays that
+  the kernel's closures use were reference counted at every inlined closure call (an atomic
+  increment and decrement: numba's reference-count pruning does not see through the branches
+  that LLVM's optimiser makes of them), which cost about 40 % of a run. A view with no owner
+  costs nothing to pass around, so the kernel's state can also go to small functions (this
+  module) without that price. The owner stays alive in a list the caller keeps until the end.
+  Rules for a caller: make the view right after allocating and initialising the array, then use
+  only the view (never read or write the owner again), and copy out of the view what is
+  returned.
+* The event list: a binary heap of timed events ordered by (time, sequence number), a FIFO ring
+  of events triggered now (SimPy ``succeed``) and a ring of process starts (SimPy's urgent
+  ``Initialize``). Popped in SimPy's (time, priority, event id) order by :func:`next_event`.
+* FIFO resources (SimPy ``Resource``): :func:`res_request` queues a request and grants the head
+  waiter if a slot is free; :func:`res_trigger` is what processing a Release event does.
+
+The state is plain arrays (``ctl``: counters and ring heads; ``ht``/``hs``/``hc``: heap times,
+sequence numbers, codes; ``fq``, ``uq``: the rings; ``res``: the resource table; ``rq``: the
+resources' waiter rings), so the kernel and the tests share them without any object layer.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = [
+    "unmanaged", "C_HN", "C_SEQ", "C_UH", "C_UC", "C_FH", "C_FC", "C_OVF", "NCTL",
+    "R_CAP", "R_USERS", "R_QBASE", "R_QCAP", "R_QHEAD", "R_QCOUNT", "R_NOWAIT",
+    "ring_push", "ring_pop", "heap_push", "heap_pop", "next_event",
+    "res_table", "res_trigger", "res_request", "EMPTY",
+]
+
+# ctl slots (int64 counters shared by the kernel's helpers). The kernel uses more slots after
+# these (multipath's host queue, the SSD's idle dies), numbered in iosim.engine.fast.
+C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC = range(6)
+C_OVF = 9  # set to 1 when a pool or a ring is full: the run is redone with more room
+NCTL = 12
+# resource table columns
+R_CAP, R_USERS, R_QBASE, R_QCAP, R_QHEAD, R_QCOUNT, R_NOWAIT = range(7)
+#: next_event's answer when nothing is left to run
+EMPTY = -1
+
+
+@intrinsic
+def _without_owner(typingctx, arr):
+    """The same array (data, shape, strides) with no owner: numba's reference counting of it
+    is a no-op, which LLVM removes. The data pointer is the original one, so LLVM's alias
+    analysis still knows which array a load or store touches."""
+    if not isinstance(arr, types.Array):
+        return None
+    sig = arr(arr)
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(arr)(context, builder, value=args[0])
+        dst = context.make_array(arr)(context, builder)
+        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+        dst.parent = cgutils.get_null_value(dst.parent.type)
+        dst.nitems = src.nitems
+        dst.itemsize = src.itemsize
+        dst.data = src.data
+        dst.shape = src.shape
+        dst.strides = src.strides
+        return dst._getvalue()
+
+    return sig, codegen
+
+
+@numba.njit(cache=True)
+def unmanaged(a, keep):
+    """``a`` with no reference count; ``keep`` (a list of uint8 arrays the caller holds until
+    it is done with the view) keeps ``a`` alive."""
+    keep.append(a.reshape(a.size).view(np.uint8))
+    return _without_owner(a)
+
+
+# -- the event list -----------------------------------------------------------------------------
+
+@numba.njit(inline="always")
+def ring_push(q, ctl, head, count, code):
+    """Append ``code`` to the ring ``q`` whose head and length are ``ctl[head]``, ``ctl[count]``
+    (a full ring sets ``ctl[C_OVF]`` and drops the code: the run is redone with more room)."""
+    n = ctl[count]
+    cap = q.shape[0]
+    if n >= cap:
+        ctl[C_OVF] = 1
+    else:
+        i = ctl[head] + n
+        if i >= cap:
+            i -= cap
+        q[i] = code
+        ctl[count] = n + 1
+
+
+@numba.njit(inline="always")
+def ring_pop(q, ctl, head, count):
+    """Remove and return the ring's first code (the ring must not be empty)."""
+    h = ctl[head]
+    code = q[h]
+    h += 1
+    if h >= q.shape[0]:
+        h = 0
+    ctl[head] = h
+    ctl[count] -= 1
+    return code
+
+
+@numba.njit(inline="always")
+def heap_push(ht, hs, hc, ctl, t, code):
+    """Schedule ``code`` at time ``t``: after every event already scheduled at ``t``."""
+    n = ctl[C_HN]
+    if n >= ht.shape[0]:
+        ctl[C_OVF] = 1
+        return
+    seq = ctl[C_SEQ]
+    ctl[C_SEQ] = seq + 1
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        tp = ht[p]
+        if tp < t or (tp == t and hs[p] < seq):
+            break
+        ht[i] = tp
+        hs[i] = hs[p]
+        hc[i] = hc[p]
+        i = p
+    ht[i] = t
+    hs[i] = seq
+    hc[i] = code
+    ctl[C_HN] = n + 1
+
+
+@numba.njit(inline="always")
+def heap_pop(ht, hs, hc, ctl):
+    """Remove and return the code of the earliest event (ties: the first scheduled)."""
+    code = hc[0]
+    n = ctl[C_HN] - 1
+    ctl[C_HN] = n
+    if n > 0:
+        t = ht[n]
+        s = hs[n]
+        c = hc[n]
+        i = 0
+        while True:
+            left = 2 * i + 1
+            if left >= n:
+                break
+            j = left
+            right = left + 1
+            if right < n and (ht[right] < ht[left]
+                              or (ht[right] == ht[left] and hs[right] < hs[left])):
+                j = right
+            if ht[j] < t or (ht[j] == t and hs[j] < s):
+                ht[i] = ht[j]
+                hs[i] = hs[j]
+                hc[i] = hc[j]
+                i = j
+            else:
+                break
+        ht[i] = t
+        hs[i] = s
+        hc[i] = c
+    return code
+
+
+@numba.njit(inline="always")
+def next_event(ht, hs, hc, uq, fq, ctl, now):
+    """The next event in SimPy's order, as (time, code): process starts due now, timed events
+    due now (scheduled earlier), events triggered now (in trigger order), then the clock moves
+    on to the earliest timed event. ``(now, EMPTY)`` when nothing is left."""
+    if ctl[C_UC] > 0:
+        return now, ring_pop(uq, ctl, C_UH, C_UC)
+    if ctl[C_HN] > 0 and (ht[0] == now or ctl[C_FC] == 0):
+        t = ht[0]
+        return t, heap_pop(ht, hs, hc, ctl)
+    if ctl[C_FC] > 0:
+        return now, ring_pop(fq, ctl, C_FH, C_FC)
+    return now, EMPTY
+
+
+# -- FIFO resources -----------------------------------------------------------------------------
+
+@numba.njit(cache=True)
+def res_table(caps, qcaps):
+    """The resource table for resources with ``caps`` slots and room for ``qcaps`` waiters
+    each, and the waiter rings' storage (an int64 array of the summed room)."""
+    n = caps.shape[0]
+    res = np.zeros((n, 7), np.int64)
+    base = 0
+    for r in range(n):
+        res[r, R_CAP] = caps[r]
+        res[r, R_QCAP] = qcaps[r]
+        res[r, R_QBASE] = base
+        base += qcaps[r]
+    return res, np.empty(max(1, base), np.int64)
+
+
+@numba.njit(inline="always")
+def res_trigger(res, rq, r, fq, ctl):
+    """Grant the head waiter of resource ``r`` if a slot is free: its code is triggered now.
+    SimPy's ``Resource._do_put`` returns None, so one trigger serves at most the head."""
+    if res[r, R_QCOUNT] > 0 and res[r, R_USERS] < res[r, R_CAP]:
+        h = res[r, R_QHEAD]
+        code = rq[res[r, R_QBASE] + h]
+        h += 1
+        if h >= res[r, R_QCAP]:
+            h = 0
+        res[r, R_QHEAD] = h
+        res[r, R_QCOUNT] -= 1
+        res[r, R_USERS] += 1
+        ring_push(fq, ctl, C_FH, C_FC, code)
+
+
+@numba.njit(inline="always")
+def res_request(res, rq, r, code, fq, ctl):
+    """SimPy ``Resource.request()``: join the FIFO of waiters, then serve the head if a slot is
+    free (the grant is an event triggered now, resuming ``code``)."""
+    n = res[r, R_QCOUNT]
+    if n >= res[r, R_QCAP]:
+        ctl[C_OVF] = 1
+        return
+    i = res[r, R_QHEAD] + n
+    if i >= res[r, R_QCAP]:
+        i -= res[r, R_QCAP]
+    rq[res[r, R_QBASE] + i] = code
+    res[r, R_QCOUNT] = n + 1
+    res_trigger(res, rq, r, fq, ctl)
