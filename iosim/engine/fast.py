@@ -70,8 +70,18 @@ from ..rng import Streams
 from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
+from . import fast_core, progress
 from . import fast_hdd as fh
-from . import progress
+from .fast_core import (
+    heap_pop,
+    heap_push,
+    res_release,
+    res_request,
+    res_trigger,
+    ring_pop,
+    ring_push,
+)
+from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
@@ -265,6 +275,9 @@ CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes"
 # ctl slots (int64 scalars shared with helpers)
 (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
 NCTL = 12
+assert (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_OVF) == (  # the slots fast_core uses
+    fast_core.C_HN, fast_core.C_SEQ, fast_core.C_UH, fast_core.C_UC, fast_core.C_FH,
+    fast_core.C_FC, fast_core.C_OVF) and NCTL == fast_core.NCTL
 # FifoSpace instances (SsdModel's write and read buffers)
 SP_WRITE, SP_READ = 0, 1
 
@@ -610,121 +623,36 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     tot = _um(np.zeros(12, np.int64), keep)
 
     # -- helpers (closures: scalar arguments only) ----------------------------------------
+    # The event list and the resources are fast_core's functions over the arrays above; these
+    # closures keep the kernel's short names for them.
     def fpush(code):
         """An event triggered now (SimPy ``succeed``): runs after everything already due."""
-        n = ctl[C_FC]
-        if n >= fcap:
-            ctl[C_OVF] = 1
-            return
-        i = ctl[C_FH] + n
-        if i >= fcap:
-            i -= fcap
-        fq[i] = code
-        ctl[C_FC] = n + 1
+        ring_push(fq, ctl, C_FH, C_FC, code)
 
     def upush(code):
         """A process start (SimPy's urgent ``Initialize``): runs before anything else due."""
-        n = ctl[C_UC]
-        if n >= ucap:
-            ctl[C_OVF] = 1
-            return
-        i = ctl[C_UH] + n
-        if i >= ucap:
-            i -= ucap
-        uq[i] = code
-        ctl[C_UC] = n + 1
+        ring_push(uq, ctl, C_UH, C_UC, code)
 
     def hpush(t, code):
-        n = ctl[C_HN]
-        if n >= hcap:
-            ctl[C_OVF] = 1
-            return
-        seq = ctl[C_SEQ]
-        ctl[C_SEQ] = seq + 1
-        i = n
-        while i > 0:
-            p = (i - 1) >> 1
-            tp = ht[p]
-            if tp < t or (tp == t and hs[p] < seq):
-                break
-            ht[i] = tp
-            hs[i] = hs[p]
-            hc[i] = hc[p]
-            i = p
-        ht[i] = t
-        hs[i] = seq
-        hc[i] = code
-        ctl[C_HN] = n + 1
+        heap_push(ht, hs, hc, ctl, t, code)
 
     def hpop():
-        code = hc[0]
-        n = ctl[C_HN] - 1
-        ctl[C_HN] = n
-        if n > 0:
-            t = ht[n]
-            s = hs[n]
-            c = hc[n]
-            i = 0
-            while True:
-                left = 2 * i + 1
-                if left >= n:
-                    break
-                j = left
-                right = left + 1
-                if right < n and (ht[right] < ht[left]
-                                  or (ht[right] == ht[left] and hs[right] < hs[left])):
-                    j = right
-                if ht[j] < t or (ht[j] == t and hs[j] < s):
-                    ht[i] = ht[j]
-                    hs[i] = hs[j]
-                    hc[i] = hc[j]
-                    i = j
-                else:
-                    break
-            ht[i] = t
-            hs[i] = s
-            hc[i] = c
-        return code
+        return heap_pop(ht, hs, hc, ctl)
 
     def schedule(now, delay, code):
         """SimPy ``timeout(delay)``; a delay that does not move the clock is a FIFO event."""
-        t = now + delay
-        if t == now:
-            fpush(code)
-        else:
-            hpush(t, code)
+        fc_schedule(ht, hs, hc, fq, ctl, now, delay, code)
 
     def trigger(r):
-        # simpy's Resource._do_put returns None, so _trigger_put serves at most the head waiter
-        if res[r, R_QCOUNT] > 0 and res[r, R_USERS] < res[r, R_CAP]:
-            h = res[r, R_QHEAD]
-            code = rq[res[r, R_QBASE] + h]
-            h += 1
-            if h >= res[r, R_QCAP]:
-                h = 0
-            res[r, R_QHEAD] = h
-            res[r, R_QCOUNT] -= 1
-            res[r, R_USERS] += 1
-            fpush(code)
+        res_trigger(res, rq, r, fq, ctl)
 
     def request(r, code):
         """simpy ``Resource.request()``: queue FIFO, then serve the head if a slot is free."""
-        n = res[r, R_QCOUNT]
-        if n >= res[r, R_QCAP]:
-            ctl[C_OVF] = 1
-            return
-        i = res[r, R_QHEAD] + n
-        if i >= res[r, R_QCAP]:
-            i -= res[r, R_QCAP]
-        rq[res[r, R_QBASE] + i] = code
-        res[r, R_QCOUNT] = n + 1
-        trigger(r)
+        res_request(res, rq, r, code, fq, ctl)
 
     def release(r):
         # the slot is free at once; waiters are served when the Release event is processed
-        res[r, R_USERS] -= 1
-        if res[r, R_NOWAIT] == 0:
-            fpush((r << KB) | K_RELEASE)
+        res_release(res, r, fq, ctl, (r << KB) | K_RELEASE)
 
     def dispatch():
         """Multipath._dispatch: grant paths to the host queue's head while one is free."""
@@ -940,24 +868,12 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         # the next event in SimPy's order: starts due now, timed events due now (scheduled
         # earlier), events triggered now (in trigger order), then the clock moves on
         if ctl[C_UC] > 0:
-            h = ctl[C_UH]
-            code = uq[h]
-            h += 1
-            if h >= ucap:
-                h = 0
-            ctl[C_UH] = h
-            ctl[C_UC] -= 1
+            code = ring_pop(uq, ctl, C_UH, C_UC)
         elif ctl[C_HN] > 0 and (ht[0] == now or ctl[C_FC] == 0):
             now = ht[0]
             code = hpop()
         elif ctl[C_FC] > 0:
-            h = ctl[C_FH]
-            code = fq[h]
-            h += 1
-            if h >= fcap:
-                h = 0
-            ctl[C_FH] = h
-            ctl[C_FC] -= 1
+            code = ring_pop(fq, ctl, C_FH, C_FC)
         else:
             status = STALLED
             break

@@ -1,0 +1,155 @@
+"""The fast engine's core (heap, rings, FIFO resources) orders events exactly as SimPy does.
+
+A small scenario, independent of the kernel: processes start together (SimPy's urgent
+Initialize), queue for a resource of a few slots, hold it for delays drawn from a small set (so
+that completions tie, and some delays are zero: events triggered now), release it (the Release
+event grants the head waiter), come back for a second round, and one of them starts a new
+process midway. SimPy runs it as generators; a numba loop runs it on ``fast_core`` with the
+codes the kernel would use. The two logs of (what, process, time) must be identical.
+"""
+
+import numba
+import numpy as np
+import pytest
+import simpy
+
+from iosim.engine import fast_core as fc
+
+START, GRANT1, DONE1, AGAIN, GRANT2, DONE2, RELEASE = range(7)
+KB = 4  # low bits: the step; high bits: the process (or the resource for RELEASE)
+
+
+def simpy_log(delays, cap):
+    env = simpy.Environment()
+    res = simpy.Resource(env, capacity=cap)
+    log = []
+    n = len(delays)
+
+    def proc(p):
+        log.append((START, p, env.now))
+        req = res.request()
+        yield req
+        log.append((GRANT1, p, env.now))
+        yield env.timeout(delays[p % n])
+        log.append((DONE1, p, env.now))
+        if p == 0:  # a process started midway (while other completions may be due)
+            env.process(proc(n))
+        res.release(req)
+        yield env.timeout(0)
+        log.append((AGAIN, p, env.now))
+        req = res.request()
+        yield req
+        log.append((GRANT2, p, env.now))
+        yield env.timeout(delays[p % n] / 2)
+        log.append((DONE2, p, env.now))
+        res.release(req)
+
+    for p in range(n):
+        env.process(proc(p))
+    env.run()
+    return log
+
+
+@numba.njit(cache=True)
+def _core_log(delays, cap):
+    n = delays.shape[0]
+    keep = [np.empty(0, np.uint8)]
+    room = 8 * (n + 1)
+    ht = fc.unmanaged(np.empty(room), keep)
+    hs = fc.unmanaged(np.empty(room, np.int64), keep)
+    hc = fc.unmanaged(np.empty(room, np.int64), keep)
+    uq = fc.unmanaged(np.empty(room, np.int64), keep)
+    fq = fc.unmanaged(np.empty(room, np.int64), keep)
+    ctl = fc.unmanaged(np.zeros(fc.NCTL, np.int64), keep)
+    res, rq = fc.res_table(np.array([cap]), np.array([n + 1]))
+    log = np.empty((6 * (n + 1), 3))
+    m = 0
+    for p in range(n):
+        fc.ring_push(uq, ctl, fc.C_UH, fc.C_UC, (p << KB) | START)
+    now = 0.0
+    while True:
+        now, code = fc.next_event(ht, hs, hc, uq, fq, ctl, now)
+        if code == fc.EMPTY or ctl[fc.C_OVF] != 0:
+            break
+        step = code & ((1 << KB) - 1)
+        p = code >> KB
+        if step == RELEASE:
+            fc.res_trigger(res, rq, p, fq, ctl)
+            continue
+        log[m, 0] = step
+        log[m, 1] = p
+        log[m, 2] = now
+        m += 1
+        d = delays[p % n]
+        if step == START:
+            fc.res_request(res, rq, 0, (p << KB) | GRANT1, fq, ctl)
+        elif step == GRANT1:
+            fc.schedule(ht, hs, hc, fq, ctl, now, d, (p << KB) | DONE1)
+        elif step == DONE1:
+            if p == 0:
+                fc.ring_push(uq, ctl, fc.C_UH, fc.C_UC, (n << KB) | START)
+            fc.res_release(res, 0, fq, ctl, (0 << KB) | RELEASE)
+            fc.schedule(ht, hs, hc, fq, ctl, now, 0.0, (p << KB) | AGAIN)
+        elif step == AGAIN:
+            fc.res_request(res, rq, 0, (p << KB) | GRANT2, fq, ctl)
+        elif step == GRANT2:
+            fc.schedule(ht, hs, hc, fq, ctl, now, d / 2, (p << KB) | DONE2)
+        else:  # DONE2
+            fc.res_release(res, 0, fq, ctl, (0 << KB) | RELEASE)
+    out = log[:m].copy()
+    keep.clear()
+    return out, ctl[fc.C_OVF]
+
+
+def core_log(delays, cap):
+    log, overflow = _core_log(np.asarray(delays, dtype=float), cap)
+    assert overflow == 0
+    return [(int(a), int(b), float(c)) for a, b, c in log]
+
+
+@pytest.mark.parametrize("delays, cap", [
+    ([1.0, 1.0, 1.0, 1.0], 2),  # every completion ties
+    ([0.5, 0.0, 1.0, 0.0, 0.5], 1),  # zero delays: events triggered now, one slot
+    ([1.0, 0.5, 0.5, 1.5, 0.0, 1.0], 3),
+    ([0.0, 0.0, 0.0], 2),  # the clock never moves
+])
+def test_event_order_matches_simpy(delays, cap):
+    assert core_log(delays, cap) == simpy_log(delays, cap)
+
+
+def test_event_order_matches_simpy_on_random_ties():
+    rng = np.random.default_rng(12)
+    for _ in range(60):
+        n = int(rng.integers(1, 8))
+        delays = [float(v) for v in rng.choice([0.0, 0.25, 0.5, 1.0], size=n)]
+        cap = int(rng.integers(1, 4))
+        assert core_log(delays, cap) == simpy_log(delays, cap), (delays, cap)
+
+
+def test_heap_breaks_time_ties_by_scheduling_order():
+    ht, hs, hc = np.empty(16), np.empty(16, np.int64), np.empty(16, np.int64)
+    ctl = np.zeros(fc.NCTL, np.int64)
+    times = [2.0, 1.0, 2.0, 1.0, 3.0, 1.0, 2.0]
+    for code, t in enumerate(times):
+        _push(ht, hs, hc, ctl, t, code)
+    popped = [_pop(ht, hs, hc, ctl) for _ in times]
+    assert popped == sorted(range(len(times)), key=lambda c: (times[c], c))
+    assert ctl[fc.C_HN] == 0
+
+
+@numba.njit(cache=True)
+def _push(ht, hs, hc, ctl, t, code):
+    fc.heap_push(ht, hs, hc, ctl, t, code)
+
+
+@numba.njit(cache=True)
+def _pop(ht, hs, hc, ctl):
+    return fc.heap_pop(ht, hs, hc, ctl)
+
+
+def test_a_full_ring_or_heap_says_so_instead_of_overwriting():
+    ht, hs, hc = np.empty(2), np.empty(2, np.int64), np.empty(2, np.int64)
+    ctl = np.zeros(fc.NCTL, np.int64)
+    for code in range(3):
+        _push(ht, hs, hc, ctl, 1.0, code)
+    assert ctl[fc.C_OVF] == 1 and ctl[fc.C_HN] == 2
