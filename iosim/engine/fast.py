@@ -80,6 +80,7 @@ from .fast_core import (
     res_trigger,
     ring_pop,
     ring_push,
+    unmanaged_generator,
 )
 from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
@@ -442,6 +443,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
     # closures); ``keep`` holds their owners until the results are copied out at the end.
     keep = [np.empty(0, np.uint8)]
+    rng_io = unmanaged_generator(rng_io)  # (the caller's arguments keep them alive)
+    rng_dev = unmanaged_generator(rng_dev)
+    rng_arr = unmanaged_generator(rng_arr)
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
     ht = _um(np.empty(hcap), keep)

@@ -32,7 +32,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = [
-    "unmanaged", "C_HN", "C_SEQ", "C_UH", "C_UC", "C_FH", "C_FC", "C_OVF", "NCTL",
+    "unmanaged", "unmanaged_generator", "C_HN", "C_SEQ", "C_UH", "C_UC", "C_FH", "C_FC",
+    "C_OVF", "NCTL",
     "R_CAP", "R_USERS", "R_QBASE", "R_QCAP", "R_QHEAD", "R_QCOUNT", "R_NOWAIT",
     "ring_push", "ring_pop", "heap_push", "heap_pop", "schedule", "next_event",
     "res_table", "res_trigger", "res_request", "res_release", "EMPTY",
@@ -87,6 +88,25 @@ def unmanaged(a, keep):
     it at all); ``keep`` (a list of uint8 arrays the caller holds until it is done with the
     view) keeps ``a`` alive."""
     return _without_owner(_kept(a, keep))
+
+
+@intrinsic
+def unmanaged_generator(typingctx, gen):
+    """The NumPy generator ``gen`` with no reference count (as :func:`unmanaged`; the caller's
+    argument keeps the generator alive): drawing through it costs no atomic operations."""
+    if not isinstance(gen, types.NumPyRandomGeneratorType):
+        return None
+    sig = gen(gen)
+
+    def codegen(context, builder, signature, args):
+        src = cgutils.create_struct_proxy(gen)(context, builder, value=args[0])
+        dst = cgutils.create_struct_proxy(gen)(context, builder)
+        dst.bit_generator = src.bit_generator
+        dst.parent = src.parent
+        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+        return dst._getvalue()
+
+    return sig, codegen
 
 
 # -- the event list -----------------------------------------------------------------------------
