@@ -153,3 +153,29 @@ def test_a_full_ring_or_heap_says_so_instead_of_overwriting():
     for code in range(3):
         _push(ht, hs, hc, ctl, 1.0, code)
     assert ctl[fc.C_OVF] == 1 and ctl[fc.C_HN] == 2
+
+
+@numba.njit(cache=True)
+def _buckets(values, nbins):
+    out = np.empty(values.shape[0], np.int64)
+    for i in range(values.shape[0]):
+        out[i] = fc.bucket_of(values[i], nbins)
+    return out
+
+
+def test_bucket_of_equals_the_recorders_bucket_index():
+    from iosim.engine.recorder import SUB_BUCKETS, LogHist, bucket_index
+
+    assert SUB_BUCKETS == 64  # (bucket_of reads six mantissa bits)
+    nbins = LogHist().counts.shape[0]
+    rng = np.random.default_rng(3)
+    exact = np.ldexp(1.0, np.arange(-40, 40))  # powers of two, and their neighbours
+    values = np.concatenate([
+        [0.0, 1e-9, 0.999e-9, 1.0001e-9, 5e-324, 1e200, 2.0**63 * 1e-9],
+        exact, np.nextafter(exact, 0), np.nextafter(exact, np.inf),
+        np.exp(rng.uniform(np.log(1e-10), np.log(1e4), 200_000)),  # 0.1 ns .. 3 hours
+        rng.exponential(0.46e-3, 100_000),
+    ])
+    got = _buckets(values, nbins)
+    want = np.array([bucket_index(float(v)) for v in values])
+    assert np.array_equal(got, want)

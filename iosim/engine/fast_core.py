@@ -36,7 +36,7 @@ __all__ = [
     "C_OVF", "NCTL",
     "R_CAP", "R_USERS", "R_QBASE", "R_QCAP", "R_QHEAD", "R_QCOUNT", "R_NOWAIT",
     "ring_push", "ring_pop", "heap_push", "heap_pop", "schedule", "next_event",
-    "res_table", "res_trigger", "res_request", "res_release", "EMPTY",
+    "res_table", "res_trigger", "res_request", "res_release", "EMPTY", "bucket_of",
 ]
 
 # ctl slots (int64 counters shared by the kernel's helpers). The kernel uses more slots after
@@ -107,6 +107,33 @@ def unmanaged_generator(typingctx, gen):
         return dst._getvalue()
 
     return sig, codegen
+
+
+@intrinsic
+def _float_bits(typingctx, value):
+    """The IEEE 754 bits of a float64, as an int64."""
+    if not isinstance(value, types.Float) or value.bitwidth != 64:
+        return None
+    sig = types.int64(value)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.int64))
+
+    return sig, codegen
+
+
+@numba.njit(inline="always")
+def bucket_of(value_s, nbins):
+    """:func:`iosim.engine.recorder.bucket_index` (64 sub-buckets per power of two of the value
+    in ns) read off the float's bits instead of ``math.frexp`` (a C call): for v >= 1, frexp's
+    exponent is the biased exponent - 1022 and ``int((2m - 1) * 64)`` is the top six bits of
+    the mantissa, both exact. Equal to ``bucket_index`` on every finite value (tested)."""
+    v = value_s * 1e9
+    if v < 1.0:
+        return 0
+    bits = _float_bits(v)
+    idx = (((bits >> 52) & 0x7FF) - 1023) * 64 + ((bits >> 46) & 63)
+    return min(idx, nbins - 1)
 
 
 # -- the event list -----------------------------------------------------------------------------
