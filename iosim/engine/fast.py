@@ -72,7 +72,7 @@ from ..rng import Streams
 from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
-from . import fast_core, progress
+from . import fast_core, fast_stats, progress
 from . import fast_hdd as fh
 from .fast_core import (
     bucket_of,
@@ -87,6 +87,7 @@ from .fast_core import (
 )
 from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
+from .fast_stats import batch_add, hist_add, level_change
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
@@ -109,6 +110,7 @@ _DEPENDS = [
     _HERE.parent.parent / "devices" / "hdd.py",
     _HERE.parent / "fast_hdd.py",
     _HERE.parent / "fast_core.py",
+    _HERE.parent / "fast_stats.py",
     _HERE.parent / "recorder.py",
 ]
 
@@ -293,6 +295,7 @@ SP_WRITE, SP_READ = 0, 1
 
 # levels (TimeAvg) in recorder order
 L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
+assert L_HOST == fast_stats.HOST_LEVEL  # (the level whose depth histogram is kept)
 # histograms in recorder order
 H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
 
@@ -721,28 +724,11 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
 
     def level(i, t, delta):
         """TimeAvg.change."""
-        dt = t - lv[i, 0]
-        if dt > 0:
-            v = lvl[i]
-            lv[i, 2] += v * dt
-            if v > 0:
-                lv[i, 3] += dt
-            if i == L_HOST:
-                qdh[v] += dt
-                if v >= lvl[5]:  # the length TimeAvg's histogram would have grown to
-                    lvl[5] = max(v + 1, 2 * lvl[5])
-            lv[i, 0] = t
-        lvl[i] += delta
+        level_change(lv, lvl, qdh, i, t, delta)
 
     def hadd(h, v, b):
         """LogHist.add (``b``: the value's bucket)."""
-        hist[h, b] += 1
-        hn[h] += 1
-        hf[h, 0] += v
-        if v < hf[h, 1]:
-            hf[h, 1] = v
-        if v > hf[h, 2]:
-            hf[h, 2] = v
+        hist_add(hist, hn, hf, h, v, b)
 
     def start(t):
         """Recorder.start: the statistics cover the window from here on."""
@@ -1412,13 +1398,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         else:
                             hadd(H_WRITE, lat, lb)
                             cnt[N_WRITE] += 1
-                        bk = cnt[N_BATCH_K]
-                        b = min(bk // bsize, nbatch - 1)
-                        b_sums[b] += lat
-                        b_hist[b, lb] += 1
-                        b_counts[b] += 1
-                        b_tend[b] = now
-                        cnt[N_BATCH_K] = bk + 1
+                        batch_add(b_sums, b_counts, b_tend, b_hist, cnt[N_BATCH_K], bsize, lat,
+                                  lb, now)
+                        cnt[N_BATCH_K] += 1
                         cf[CF_BYTES] += io_size[io]
                     if tr_mode != TR_NONE:
                         tr_lat[io_idx[io]] = now - io_t[io]
