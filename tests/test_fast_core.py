@@ -179,3 +179,51 @@ def test_bucket_of_equals_the_recorders_bucket_index():
     got = _buckets(values, nbins)
     want = np.array([bucket_index(float(v)) for v in values])
     assert np.array_equal(got, want)
+
+
+@numba.njit(cache=True)
+def _space_run(capacity, ops):
+    """Takes (amount > 0, code = op index) and gives (amount < 0) on one FifoSpace; returns the
+    codes in the order they were served (at once or on a give) and the room left."""
+    sp_free = np.array([capacity])
+    sp_code = np.zeros((1, ops.shape[0]), np.int64)
+    sp_amt = np.zeros((1, ops.shape[0]))
+    sp_hc = np.zeros((1, 2), np.int64)
+    fq = np.empty(ops.shape[0], np.int64)
+    ctl = np.zeros(fc.NCTL, np.int64)
+    served = []
+    for i in range(ops.shape[0]):
+        if ops[i] > 0:
+            if fc.space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, 0, ops[i], i):
+                served.append(i)
+        else:
+            fc.space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, 0, -ops[i])
+            while ctl[fc.C_FC] > 0:
+                served.append(fc.ring_pop(fq, ctl, fc.C_FH, fc.C_FC))
+    return np.array(served), sp_free[0]
+
+
+def _taker(space, served, i, amount):
+    yield from space.take(amount)
+    served.append(i)
+
+
+def test_fifo_space_serves_as_the_reference_fifospace():
+    from iosim.engine.simpy_devices import FifoSpace
+
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        capacity = float(rng.integers(1, 6))
+        ops = [float(v) for v in rng.integers(-3, 4, size=30) if v != 0]
+        env = simpy.Environment()
+        space = FifoSpace(env, capacity)
+        served = []
+
+        for i, amount in enumerate(ops):
+            if amount > 0:
+                env.process(_taker(space, served, i, amount))
+            else:
+                space.give_back(-amount)
+            env.run()  # (everything happens at time 0, in this order)
+        got, room = _space_run(capacity, np.array(ops))
+        assert list(got) == served and room == space.free, (capacity, ops)

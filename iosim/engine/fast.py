@@ -74,6 +74,7 @@ from ..stack import Stack
 from ..workload import Workload
 from . import fast_core, fast_stats, progress
 from . import fast_hdd as fh
+from . import fast_multipath as fmp
 from .fast_core import (
     bucket_of,
     heap_pop,
@@ -86,7 +87,10 @@ from .fast_core import (
     unmanaged_generator,
 )
 from .fast_core import schedule as fc_schedule
+from .fast_core import space_give as fc_space_give
+from .fast_core import space_take as fc_space_take
 from .fast_core import unmanaged as _um
+from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_stats import batch_add, hist_add, level_change
 from .jit import announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for
@@ -111,6 +115,7 @@ _DEPENDS = [
     _HERE.parent / "fast_hdd.py",
     _HERE.parent / "fast_core.py",
     _HERE.parent / "fast_stats.py",
+    _HERE.parent / "fast_multipath.py",
     _HERE.parent / "recorder.py",
 ]
 
@@ -287,6 +292,7 @@ CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes"
 # ctl slots (int64 scalars shared with helpers)
 (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
 NCTL = 12
+assert (C_WH, C_WC, C_RR) == (fmp.C_WH, fmp.C_WC, fmp.C_RR)  # fast_multipath's slots
 assert (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_OVF) == (  # the slots fast_core uses
     fast_core.C_HN, fast_core.C_SEQ, fast_core.C_UH, fast_core.C_UC, fast_core.C_FH,
     fast_core.C_FC, fast_core.C_OVF) and NCTL == fast_core.NCTL
@@ -299,7 +305,8 @@ assert L_HOST == fast_stats.HOST_LEVEL  # (the level whose depth histogram is ke
 # histograms in recorder order
 H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
 
-POLICY_CODES = {"round-robin": 0, "queue-length": 1, "service-time": 2}
+POLICY_CODES = {"round-robin": fmp.ROUND_ROBIN, "queue-length": fmp.QUEUE_LENGTH,
+                "service-time": fmp.SERVICE_TIME}
 
 # status codes (BEYOND: an HDD I/O past the capacity, which the reference refuses)
 OK, OVERFLOW, STALLED, BEYOND = 0, 1, 2, 3
@@ -672,55 +679,11 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
 
     def dispatch():
         """Multipath._dispatch: grant paths to the host queue's head while one is free."""
-        while ctl[C_WC] > 0:
-            req = wq[ctl[C_WH]]
-            rr = ctl[C_RR]
-            best = -1
-            for kk in range(npaths):
-                i = rr + kk
-                if i >= npaths:
-                    i -= npaths
-                if p_alive[i] and p_out[i] < qd:
-                    if best < 0:
-                        best = i
-                        if policy == 0:
-                            break
-                    elif policy == 1:
-                        if p_out[i] < p_out[best]:
-                            best = i
-                    elif p_bytes[i] < p_bytes[best]:
-                        best = i
-            if best < 0:
-                return
-            ctl[C_RR] = (best + 1) % npaths
-            h = ctl[C_WH] + 1
-            if h >= rqcap:
-                h = 0
-            ctl[C_WH] = h
-            ctl[C_WC] -= 1
-            p_out[best] += 1
-            p_bytes[best] += rq_size[req]
-            rq_path[req] = best
-            rq_epoch[req] = p_epoch[best]
-            fpush((req << KB) | K_BR_PATH)
+        mp_dispatch(wq, ctl, p_alive, p_out, p_bytes, p_epoch, rq_size, rq_path, rq_epoch, qd,
+                    policy, fq, KB, K_BR_PATH)
 
     def acquire(req, front):
-        n = ctl[C_WC]
-        if n >= rqcap:
-            ctl[C_OVF] = 1
-            return
-        if front:
-            h = ctl[C_WH] - 1
-            if h < 0:
-                h = rqcap - 1
-            ctl[C_WH] = h
-            wq[h] = req
-        else:
-            i = ctl[C_WH] + n
-            if i >= rqcap:
-                i -= rqcap
-            wq[i] = req
-        ctl[C_WC] = n + 1
+        mp_acquire(wq, ctl, req, front)
 
     def level(i, t, delta):
         """TimeAvg.change."""
@@ -779,35 +742,11 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
 
     def space_take(sp, amount, code):
         """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
-        n = sp_hc[sp, 1]
-        if sp_free[sp] >= amount and n == 0:
-            sp_free[sp] -= amount
-            return True
-        if n >= spcap:
-            ctl[C_OVF] = 1
-            return False
-        i = sp_hc[sp, 0] + n
-        if i >= spcap:
-            i -= spcap
-        sp_code[sp, i] = code
-        sp_amt[sp, i] = amount
-        sp_hc[sp, 1] = n + 1
-        return False
+        return fc_space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code)
 
     def space_give(sp, amount):
         """FifoSpace.give_back: serve the waiters in order while the room suffices."""
-        sp_free[sp] += amount
-        while sp_hc[sp, 1] > 0:
-            h = sp_hc[sp, 0]
-            if sp_amt[sp, h] > sp_free[sp]:
-                break
-            sp_free[sp] -= sp_amt[sp, h]
-            fpush(sp_code[sp, h])
-            h += 1
-            if h >= spcap:
-                h = 0
-            sp_hc[sp, 0] = h
-            sp_hc[sp, 1] -= 1
+        fc_space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount)
 
     def background_unit(dpr):
         """SsdModel._background, top of its loop: the die takes the next unit of dirty data."""

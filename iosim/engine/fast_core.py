@@ -37,6 +37,7 @@ __all__ = [
     "R_CAP", "R_USERS", "R_QBASE", "R_QCAP", "R_QHEAD", "R_QCOUNT", "R_NOWAIT",
     "ring_push", "ring_pop", "heap_push", "heap_pop", "schedule", "next_event",
     "res_table", "res_trigger", "res_request", "res_release", "EMPTY", "bucket_of",
+    "space_take", "space_give",
 ]
 
 # ctl slots (int64 counters shared by the kernel's helpers). The kernel uses more slots after
@@ -310,3 +311,47 @@ def res_release(res, r, fq, ctl, release_code):
     res[r, R_USERS] -= 1
     if res[r, R_NOWAIT] == 0:
         ring_push(fq, ctl, C_FH, C_FC, release_code)
+
+
+# -- FIFO spaces (SsdModel's FifoSpace: a buffer of room taken and given back in amounts) ----------
+
+@numba.njit(inline="always")
+def space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code):
+    """``FifoSpace.take`` of ``amount`` from space ``sp``: True when taken at once (room and
+    nobody waiting), else the taker waits in FIFO order and resumes at ``code`` when served.
+    ``sp_free[sp]``: the room; ``sp_code``/``sp_amt`` (spaces x waiters): the waiters' codes
+    and amounts; ``sp_hc[sp]``: the waiters' head and count."""
+    spcap = sp_code.shape[1]
+    n = sp_hc[sp, 1]
+    if sp_free[sp] >= amount and n == 0:
+        sp_free[sp] -= amount
+        return True
+    if n >= spcap:
+        ctl[C_OVF] = 1
+        return False
+    i = sp_hc[sp, 0] + n
+    if i >= spcap:
+        i -= spcap
+    sp_code[sp, i] = code
+    sp_amt[sp, i] = amount
+    sp_hc[sp, 1] = n + 1
+    return False
+
+
+@numba.njit(inline="always")
+def space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount):
+    """``FifoSpace.give_back``: the room returns; the waiters are served in order while it
+    suffices (each resumes by an event triggered now)."""
+    spcap = sp_code.shape[1]
+    sp_free[sp] += amount
+    while sp_hc[sp, 1] > 0:
+        h = sp_hc[sp, 0]
+        if sp_amt[sp, h] > sp_free[sp]:
+            break
+        sp_free[sp] -= sp_amt[sp, h]
+        ring_push(fq, ctl, C_FH, C_FC, sp_code[sp, h])
+        h += 1
+        if h >= spcap:
+            h = 0
+        sp_hc[sp, 0] = h
+        sp_hc[sp, 1] -= 1
