@@ -77,6 +77,7 @@ from . import fast_hdd as fh
 from . import fast_multipath as fmp
 from .fast_core import (
     bucket_of,
+    free_owners,
     heap_pop,
     heap_push,
     res_release,
@@ -1592,7 +1593,7 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                       h_bad[0], h_bad[1]])
     out = (tot.copy(), cnt.copy(), out_f, hist.copy(), hn.copy(), hf.copy(), lv.copy(),
            lvl.copy(), qdh.copy(), b_sums.copy(), b_counts.copy(), b_tend.copy(), b_hist.copy())
-    keep.clear()  # the views' owners are freed here, after the copies
+    free_owners(keep)  # the views' owners are freed here, after the copies
     return out
 
 

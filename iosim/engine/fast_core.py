@@ -32,8 +32,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = [
-    "unmanaged", "unmanaged_generator", "C_HN", "C_SEQ", "C_UH", "C_UC", "C_FH", "C_FC",
-    "C_OVF", "NCTL",
+    "unmanaged", "free_owners", "unmanaged_generator",
+    "C_HN", "C_SEQ", "C_UH", "C_UC", "C_FH", "C_FC", "C_OVF", "NCTL",
     "R_CAP", "R_USERS", "R_QBASE", "R_QCAP", "R_QHEAD", "R_QCOUNT", "R_NOWAIT",
     "ring_push", "ring_pop", "heap_push", "heap_pop", "schedule", "next_event",
     "res_table", "res_trigger", "res_request", "res_release", "EMPTY", "bucket_of",
@@ -89,6 +89,15 @@ def unmanaged(a, keep):
     it at all); ``keep`` (a list of uint8 arrays the caller holds until it is done with the
     view) keeps ``a`` alive."""
     return _without_owner(_kept(a, keep))
+
+
+@numba.njit(inline="always")
+def free_owners(keep):
+    """The end of the views made with ``keep``: their owners are freed here. (Popped one by
+    one: numba 0.68's ``list.clear()`` does not release the items, which leaked every run's
+    arrays.)"""
+    while len(keep) > 0:
+        keep.pop()
 
 
 @intrinsic
