@@ -333,9 +333,12 @@ def _progress_tick(done: int) -> None:
 
 
 # -- the compiled event loop ---------------------------------------------------------------------
-# The helpers are closures over the kernel's arrays, taking only scalars: numba inlines them
-# without reference counting the arrays at each call (which cost ~45 % of the run time when
-# they were functions taking the arrays as arguments).
+# The helpers are closures over the kernel's arrays, taking only scalars, and call the small
+# inlined functions of fast_core, fast_stats and fast_multipath. The arrays are views without
+# an owner (fast_core.unmanaged): numba reference-counted every array at every inlined closure
+# call (~45 % of the run time in perf) and would do the same for the inlined functions' array
+# arguments. Functions that are not inlined and take arrays stay slow (each array is passed as
+# seven scalars): keep them off the per-event path.
 
 # integer parameters
 (P_NJOBS, P_IODEPTH, P_OPEN, P_POISSON, P_OVH_ON, P_SERIAL, P_OVH_CODE, P_SVC_CODE, P_UNITS,
