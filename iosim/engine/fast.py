@@ -23,7 +23,7 @@ SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`); o
   natively (no Python per draw); each stream is drawn in the same order as in the reference.
   So a run gives the same Results as the reference, figure for figure, on random stacks as on
   deterministic ones, and common random numbers across a sweep are kept.
-* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``,
+* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``bucket_cost``,
   ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``) and the sampler (``sample_code``) are
   the very functions the reference uses, compiled with ``numba.njit``; nothing is copied. The
   histogram bucketing is ``fast_core.bucket_of``, which reads the float's bits instead of
@@ -56,7 +56,14 @@ import numpy as np
 from numba.typed import List
 
 from ..devices import under_workload
-from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
+from ..devices.cloud import (
+    COST_CODES,
+    CloudDevice,
+    bucket_cost,
+    bucket_plan,
+    bucket_take,
+    io_units,
+)
 from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
 from ..devices.ssd import (
@@ -177,6 +184,7 @@ _install_cache_locator()
 
 _service_s = numba.njit(generic_service_s)
 _bucket_take = numba.njit(bucket_take)
+_bucket_cost = numba.njit(bucket_cost)
 _io_units = numba.njit(io_units)
 _ssd_pages = numba.njit(ssd_pages)
 _ssd_die_of_page = numba.njit(ssd_die_of_page)
@@ -287,8 +295,7 @@ SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 # device families
 DEV_GENERIC, DEV_CLOUD, DEV_SSD, DEV_HDD = 0, 1, 2, 3
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
-CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
-               "write_bytes": 5, "op_share": 6, "byte_share": 7}
+CLOUD_COSTS = COST_CODES
 
 # ctl slots (int64 scalars shared with helpers)
 (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
@@ -769,22 +776,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             fpush(K_HDD_WAKE)
 
     def cloud_cost(what, size, is_read):
-        """CloudModel._cost: what a request pays a bucket."""
-        if what == 0:
-            return _io_units(size, io_unit)
-        if what == 1:
-            return size
-        if what == 2:
-            return _io_units(size, io_unit) if is_read else 0.0
-        if what == 3:
-            return 0.0 if is_read else _io_units(size, io_unit)
-        if what == 4:
-            return size if is_read else 0.0
-        if what == 5:
-            return 0.0 if is_read else size
-        if what == 6:
-            return _io_units(size, io_unit) / (fp[F_R_IOPS] if is_read else fp[F_W_IOPS])
-        return size / (fp[F_R_BW] if is_read else fp[F_W_BW])
+        """CloudModel._cost: what a request pays a bucket (devices.cloud.bucket_cost)."""
+        return _bucket_cost(what, size, is_read, _io_units(size, io_unit), fp[F_R_IOPS],
+                            fp[F_W_IOPS], fp[F_R_BW], fp[F_W_BW])
 
     # -- run --------------------------------------------------------------------------------
     t_start = 0.0
