@@ -23,10 +23,12 @@ SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`); o
   natively (no Python per draw); each stream is drawn in the same order as in the reference.
   So a run gives the same Results as the reference, figure for figure, on random stacks as on
   deterministic ones, and common random numbers across a sweep are kept.
-* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``,
-  ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``), the sampler (``sample_code``) and the
-  histogram bucketing (``bucket_index``) are the very functions the reference uses, compiled
-  with ``numba.njit``; nothing is copied. The HDD's are the one-address forms in
+* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``bucket_cost``,
+  ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``) and the sampler (``sample_code``) are
+  the very functions the reference uses, compiled with ``numba.njit``; nothing is copied. The
+  histogram bucketing is ``fast_core.bucket_of``, which reads the float's bits instead of
+  calling ``math.frexp`` like the Recorder's ``bucket_index`` (tested equal on every finite
+  value). The HDD's are the one-address forms in
   ``iosim.devices.hdd`` (``*_one``) of the array functions ``HddModel`` calls, equal to them
   bit for bit (tested). The compile cache is keyed on those files too, so
   editing one recompiles.
@@ -54,7 +56,14 @@ import numpy as np
 from numba.typed import List
 
 from ..devices import under_workload
-from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
+from ..devices.cloud import (
+    COST_CODES,
+    CloudDevice,
+    bucket_cost,
+    bucket_plan,
+    bucket_take,
+    io_units,
+)
 from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
 from ..devices.ssd import (
@@ -70,10 +79,29 @@ from ..rng import Streams
 from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
+from . import fast_core, fast_stats, progress
 from . import fast_hdd as fh
-from . import progress
+from . import fast_multipath as fmp
+from .fast_core import (
+    bucket_of,
+    free_owners,
+    heap_pop,
+    heap_push,
+    res_release,
+    res_request,
+    res_trigger,
+    ring_pop,
+    ring_push,
+    unmanaged_generator,
+)
+from .fast_core import schedule as fc_schedule
+from .fast_core import space_give as fc_space_give
+from .fast_core import space_take as fc_space_take
+from .fast_core import unmanaged as _um
+from .fast_multipath import mp_acquire, mp_dispatch
+from .fast_stats import batch_add, hist_add, level_change
 from .jit import announce_compile
-from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
+from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
 from .trace_source import TraceSource, active_source, reading
 
@@ -93,6 +121,9 @@ _DEPENDS = [
     _HERE.parent.parent / "devices" / "ssd.py",
     _HERE.parent.parent / "devices" / "hdd.py",
     _HERE.parent / "fast_hdd.py",
+    _HERE.parent / "fast_core.py",
+    _HERE.parent / "fast_stats.py",
+    _HERE.parent / "fast_multipath.py",
     _HERE.parent / "recorder.py",
 ]
 
@@ -150,17 +181,25 @@ def _install_cache_locator() -> None:
 _install_cache_locator()
 
 # -- the shared functions, compiled ------------------------------------------------------------
+# (the two called for every I/O are inlined into the kernel: 3 % faster on the simplest stack)
 
-_service_s = numba.njit(generic_service_s)
+_service_s = numba.njit(inline="always")(generic_service_s)
 _bucket_take = numba.njit(bucket_take)
+_bucket_cost = numba.njit(bucket_cost)
 _io_units = numba.njit(io_units)
 _ssd_pages = numba.njit(ssd_pages)
 _ssd_die_of_page = numba.njit(ssd_die_of_page)
 _ssd_page_slow = numba.njit(ssd_page_slow)
 _ssd_group_bytes = numba.njit(ssd_group_bytes)
-_sample_code = numba.njit(sample_code)
-_bucket = numba.njit(bucket_index)
+_sample_code = numba.njit(inline="always")(sample_code)
 NBINS = LogHist().counts.shape[0]
+
+
+@numba.njit(inline="always")
+def _bucket(value_s):
+    """recorder.bucket_index, read off the float's bits (fast_core.bucket_of; tested equal)."""
+    return bucket_of(value_s, NBINS)
+
 
 
 # -- event kinds (low 7 bits of an event code; the argument is in the high bits) ---------------
@@ -259,21 +298,26 @@ SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
 # device families
 DEV_GENERIC, DEV_CLOUD, DEV_SSD, DEV_HDD = 0, 1, 2, 3
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
-CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
-               "write_bytes": 5, "op_share": 6, "byte_share": 7}
+CLOUD_COSTS = COST_CODES
 
 # ctl slots (int64 scalars shared with helpers)
 (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
 NCTL = 12
+assert (C_WH, C_WC, C_RR) == (fmp.C_WH, fmp.C_WC, fmp.C_RR)  # fast_multipath's slots
+assert (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_OVF) == (  # the slots fast_core uses
+    fast_core.C_HN, fast_core.C_SEQ, fast_core.C_UH, fast_core.C_UC, fast_core.C_FH,
+    fast_core.C_FC, fast_core.C_OVF) and NCTL == fast_core.NCTL
 # FifoSpace instances (SsdModel's write and read buffers)
 SP_WRITE, SP_READ = 0, 1
 
 # levels (TimeAvg) in recorder order
 L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
+assert L_HOST == fast_stats.HOST_LEVEL  # (the level whose depth histogram is kept)
 # histograms in recorder order
 H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
 
-POLICY_CODES = {"round-robin": 0, "queue-length": 1, "service-time": 2}
+POLICY_CODES = {"round-robin": fmp.ROUND_ROBIN, "queue-length": fmp.QUEUE_LENGTH,
+                "service-time": fmp.SERVICE_TIME}
 
 # status codes (BEYOND: an HDD I/O past the capacity, which the reference refuses)
 OK, OVERFLOW, STALLED, BEYOND = 0, 1, 2, 3
@@ -324,9 +368,12 @@ def _trace_call(op, a, t0):
 
 
 # -- the compiled event loop ---------------------------------------------------------------------
-# The helpers are closures over the kernel's arrays, taking only scalars: numba inlines them
-# without reference counting the arrays at each call (which cost ~45 % of the run time when
-# they were functions taking the arrays as arguments).
+# The helpers are closures over the kernel's arrays, taking only scalars, and call the small
+# inlined functions of fast_core, fast_stats and fast_multipath. The arrays are views without
+# an owner (fast_core.unmanaged): numba reference-counted every array at every inlined closure
+# call (~45 % of the run time in perf) and would do the same for the inlined functions' array
+# arguments. Functions that are not inlined and take arrays stay slow (each array is passed as
+# seven scalars): keep them off the per-event path.
 
 # integer parameters
 (P_NJOBS, P_IODEPTH, P_OPEN, P_POISSON, P_OVH_ON, P_SERIAL, P_OVH_CODE, P_SVC_CODE, P_UNITS,
@@ -458,25 +505,31 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     tr_t0 = 0.0  # when request 0 was issued
     tr_len = _trace_call(TRACE_REFILL, 0, 0.0) if tr_n > 0 else 0
 
+    # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
+    # closures); ``keep`` holds their owners until the results are copied out at the end.
+    keep = [np.empty(0, np.uint8)]
+    rng_io = unmanaged_generator(rng_io)  # (the caller's arguments keep them alive)
+    rng_dev = unmanaged_generator(rng_dev)
+    rng_arr = unmanaged_generator(rng_arr)
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8
-    ht = np.empty(hcap)
-    hs = np.empty(hcap, np.int64)
-    hc = np.empty(hcap, np.int64)
+    ht = _um(np.empty(hcap), keep)
+    hs = _um(np.empty(hcap, np.int64), keep)
+    hc = _um(np.empty(hcap, np.int64), keep)
     ucap = nslots + rqcap + atcap + dpcap + nfail + 8
-    uq = np.empty(ucap, np.int64)
+    uq = _um(np.empty(ucap, np.int64), keep)
     host_cpus = ip[P_HOST_CPUS]
     nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0) + 1
     fcap = 2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
-    fq = np.empty(fcap, np.int64)
-    ctl = np.zeros(NCTL, np.int64)
+    fq = _um(np.empty(fcap, np.int64), keep)
+    ctl = _um(np.zeros(NCTL, np.int64), keep)
 
     # resources: 0 device units, 1 nr_requests, 2.. job CPUs, then link down/up per path
     r_units = 0
     r_nr = 1
     r_cpu0 = 2
     r_link0 = 2 + njobs
-    res = np.zeros((nres, 7), np.int64)
+    res = _um(np.zeros((nres, 7), np.int64), keep)
     res[:, R_CAP] = 1
     res[:, R_QCAP] = 1
     res[r_units, R_CAP] = ip[P_UNITS]
@@ -521,78 +574,81 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         if qd <= 1:
             for p in range(2 * npaths):
                 res[r_link0 + p, R_NOWAIT] = 1
-    rq = np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64)
+    rq = _um(np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64), keep)
 
     # multipath
-    p_alive = np.ones(npaths, np.bool_)
-    p_out = np.zeros(npaths, np.int64)
-    p_bytes = np.zeros(npaths)
-    p_epoch = np.zeros(npaths, np.int64)
-    p_gen = np.zeros(npaths, np.int64)
-    wq = np.empty(rqcap, np.int64)
+    p_alive = _um(np.ones(npaths, np.bool_), keep)
+    p_out = _um(np.zeros(npaths, np.int64), keep)
+    p_bytes = _um(np.zeros(npaths), keep)
+    p_epoch = _um(np.zeros(npaths, np.int64), keep)
+    p_gen = _um(np.zeros(npaths, np.int64), keep)
+    wq = _um(np.empty(rqcap, np.int64), keep)
 
     # I/Os, block requests, path attempts (pools with free lists)
-    io_read = np.zeros(iocap, np.bool_)
-    io_size = np.zeros(iocap)
-    io_t = np.zeros(iocap)
-    io_parts = np.zeros(iocap, np.int64)
-    io_slot = np.zeros(iocap, np.int64)
-    io_off = np.zeros(iocap)
-    io_idx = np.zeros(iocap, np.int64)  # trace replay: the request's index in the trace
-    io_free = np.arange(iocap - 1, -1, -1).astype(np.int64)
+    io_read = _um(np.zeros(iocap, np.bool_), keep)
+    io_size = _um(np.zeros(iocap), keep)
+    io_t = _um(np.zeros(iocap), keep)
+    io_parts = _um(np.zeros(iocap, np.int64), keep)
+    io_slot = _um(np.zeros(iocap, np.int64), keep)
+    io_off = _um(np.zeros(iocap), keep)
+    io_idx = _um(np.zeros(iocap, np.int64), keep)  # trace replay: the request's index in the trace
+    io_free = _um(np.arange(iocap - 1, -1, -1).astype(np.int64), keep)
     n_io_free = iocap
-    rq_io = np.zeros(rqcap, np.int64)
-    rq_size = np.zeros(rqcap)
-    rq_read = np.zeros(rqcap, np.bool_)
-    rq_off = np.zeros(rqcap)
-    rq_tb = np.zeros(rqcap)
-    rq_path = np.zeros(rqcap, np.int64)
-    rq_epoch = np.zeros(rqcap, np.int64)
-    rq_att = np.full(rqcap, -1, np.int64)
-    rq_cond = np.zeros(rqcap, np.int64)
-    rq_regp = np.zeros(rqcap, np.int64)
-    rq_regg = np.zeros(rqcap, np.int64)
-    rq_regs = np.zeros(rqcap, np.int64)
-    rq_free = np.arange(rqcap - 1, -1, -1).astype(np.int64)
+    rq_io = _um(np.zeros(rqcap, np.int64), keep)
+    rq_size = _um(np.zeros(rqcap), keep)
+    rq_read = _um(np.zeros(rqcap, np.bool_), keep)
+    rq_off = _um(np.zeros(rqcap), keep)
+    rq_tb = _um(np.zeros(rqcap), keep)
+    rq_path = _um(np.zeros(rqcap, np.int64), keep)
+    rq_epoch = _um(np.zeros(rqcap, np.int64), keep)
+    rq_att = _um(np.full(rqcap, -1, np.int64), keep)
+    rq_cond = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regp = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regg = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regs = _um(np.zeros(rqcap, np.int64), keep)
+    rq_free = _um(np.arange(rqcap - 1, -1, -1).astype(np.int64), keep)
     n_rq_free = rqcap
-    at_req = np.zeros(atcap, np.int64)
-    at_path = np.zeros(atcap, np.int64)
-    at_epoch = np.zeros(atcap, np.int64)
-    at_size = np.zeros(atcap)
-    at_read = np.zeros(atcap, np.bool_)
-    at_tdev = np.zeros(atcap)
-    at_state = np.zeros(atcap, np.int64)  # fault mode: 1 ended, 2 end processed, 4 detached
-    at_free = np.arange(atcap - 1, -1, -1).astype(np.int64)
+    at_req = _um(np.zeros(atcap, np.int64), keep)
+    at_path = _um(np.zeros(atcap, np.int64), keep)
+    at_epoch = _um(np.zeros(atcap, np.int64), keep)
+    at_size = _um(np.zeros(atcap), keep)
+    at_read = _um(np.zeros(atcap, np.bool_), keep)
+    at_tdev = _um(np.zeros(atcap), keep)
+    at_state = _um(np.zeros(atcap, np.int64),
+        keep)  # fault mode: 1 ended, 2 end processed, 4 detached
+    at_free = _um(np.arange(atcap - 1, -1, -1).astype(np.int64), keep)
     n_at_free = atcap
-    slot_z = np.zeros(max(1, nslots))
-    at_left = np.zeros(atcap, np.int64)  # SSD: die processes the attempt still waits for
-    at_first = np.zeros(atcap, np.int64)  # SSD: the request's first page, pages, mode
-    at_npg = np.zeros(atcap, np.int64)
-    at_mode = np.zeros(atcap, np.int64)
+    slot_z = _um(np.zeros(max(1, nslots)), keep)
+    at_left = _um(np.zeros(atcap, np.int64),
+        keep)  # SSD: die processes the attempt still waits for
+    at_first = _um(np.zeros(atcap, np.int64), keep)  # SSD: the request's first page, pages, mode
+    at_npg = _um(np.zeros(atcap, np.int64), keep)
+    at_mode = _um(np.zeros(atcap, np.int64), keep)
     # SSD: the FifoSpaces (write buffer bytes, read buffer pages): room, waiters' codes, amounts
-    sp_free = np.array([s_wbuf, float(s_rbufp)])
+    sp_free = _um(np.array([s_wbuf, float(s_rbufp)]), keep)
     spcap = max(1, atcap, dpcap)
-    sp_code = np.zeros((2, spcap), np.int64)
-    sp_amt = np.zeros((2, spcap))
-    sp_hc = np.zeros((2, 2), np.int64)  # per space: head, count
-    dirty = np.zeros(1)  # SSD: buffered bytes no die has taken yet
+    sp_code = _um(np.zeros((2, spcap), np.int64), keep)
+    sp_amt = _um(np.zeros((2, spcap)), keep)
+    sp_hc = _um(np.zeros((2, 2), np.int64), keep)  # per space: head, count
+    dirty = _um(np.zeros(1), keep)  # SSD: buffered bytes no die has taken yet
     # SSD: dies with no background program (FIFO, channel first) and their program units
-    idle_q = np.zeros(max(1, s_ndies), np.int64)
+    idle_q = _um(np.zeros(max(1, s_ndies), np.int64), keep)
     if ssd:
         for way in range(s_dpc):
             for ch in range(s_nch):
                 idle_q[way * s_nch + ch] = ch * s_dpc + way
         ctl[C_IC] = s_ndies
-    die_units = np.zeros(max(1, s_ndies), np.int64)
-    dp_mode = np.zeros(dpcap, np.int64)
-    dp_att = np.zeros(dpcap, np.int64)  # SSD die processes: attempt, first page, pages
-    dp_l0 = np.zeros(dpcap, np.int64)
-    dp_die = np.zeros(dpcap, np.int64)
-    dp_slow = np.zeros(dpcap, np.bool_)  # a background program unit on slow (MSB) pages
-    dp_np = np.zeros(dpcap, np.int64)
-    dp_room = np.zeros(dpcap, np.int64)  # read buffer pages a read die process holds
-    dp_bytes = np.zeros(dpcap)  # the bytes a read die process sends across the host link
-    dp_free = np.arange(dpcap - 1, -1, -1).astype(np.int64)
+    die_units = _um(np.zeros(max(1, s_ndies), np.int64), keep)
+    dp_mode = _um(np.zeros(dpcap, np.int64), keep)
+    dp_att = _um(np.zeros(dpcap, np.int64), keep)  # SSD die processes: attempt, first page, pages
+    dp_l0 = _um(np.zeros(dpcap, np.int64), keep)
+    dp_die = _um(np.zeros(dpcap, np.int64), keep)
+    dp_slow = _um(np.zeros(dpcap, np.bool_), keep)  # a background program unit on slow (MSB) pages
+    dp_np = _um(np.zeros(dpcap, np.int64), keep)
+    dp_room = _um(np.zeros(dpcap, np.int64), keep)  # read buffer pages a read die process holds
+    dp_bytes = _um(np.zeros(dpcap),
+        keep)  # the bytes a read die process sends across the host link
+    dp_free = _um(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep)
     n_dp_free = dpcap
     regseq = 0
     # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
@@ -604,232 +660,88 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     h_ovh = hp[fh.H_OVH]
     h_iface = hp[fh.H_IFACE]
     h_iface_finite = hdd and math.isfinite(h_iface)
-    hq = np.zeros((max(1, atcap), fh.NO))
-    hq_done = np.zeros(max(1, atcap), np.int64)
-    hdp = np.zeros((max(1, h_wc), fh.NO))
-    hdp_done = np.zeros(max(1, h_wc), np.int64)
-    h_op = np.zeros(fh.NO)
-    h_wait = np.zeros(max(1, atcap), np.int64)
-    at_xfer = np.zeros(atcap)
+    hq = _um(np.zeros((max(1, atcap), fh.NO)), keep)
+    hq_done = _um(np.zeros(max(1, atcap), np.int64), keep)
+    hdp = _um(np.zeros((max(1, h_wc), fh.NO)), keep)
+    hdp_done = _um(np.zeros(max(1, h_wc), np.int64), keep)
+    h_op = _um(np.zeros(fh.NO), keep)
+    h_wait = _um(np.zeros(max(1, atcap), np.int64), keep)
+    at_xfer = _um(np.zeros(atcap), keep)
     (HI_QN, HI_DN, HI_FREE, HI_PARKED, HI_WH, HI_WN, HI_CUR) = range(7)
-    hd_i = np.zeros(7, np.int64)
+    hd_i = _um(np.zeros(7, np.int64), keep)
     hd_i[HI_FREE] = h_wc
     hd_i[HI_PARKED] = 1  # the actuator's first step (its process start) parks it
-    h_head = np.zeros(2)  # cylinder, surface
-    h_ra = np.zeros(fh.NRA)
+    h_head = _um(np.zeros(2), keep)  # cylinder, surface
+    h_ra = _um(np.zeros(fh.NRA), keep)
     h_ra[RA_SIZE] = hp[fh.H_RA]
-    h_bad = np.zeros(2)  # an I/O beyond the capacity: offset, size
+    h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
-    lv = np.zeros((5, 4))  # per level: t_last, t0, area, busy
-    lvl = np.zeros(6, np.int64)  # per level: the level; [5]: TimeAvg's host histogram length
+    lv = _um(np.zeros((5, 4)), keep)  # per level: t_last, t0, area, busy
+    lvl = _um(np.zeros(6, np.int64),
+        keep)  # per level: the level; [5]: TimeAvg's host histogram length
     lvl[5] = 64
-    qdh = np.zeros(iocap + 2)
-    hist = np.zeros((5, NBINS), np.int64)
-    hn = np.zeros(5, np.int64)
-    hf = np.zeros((5, 3))  # per histogram: total, min, max
+    qdh = _um(np.zeros(iocap + 2), keep)
+    hist = _um(np.zeros((5, NBINS), np.int64), keep)
+    hn = _um(np.zeros(5, np.int64), keep)
+    hf = _um(np.zeros((5, 3)), keep)  # per histogram: total, min, max
     hf[:, 1] = np.inf
-    b_sums = np.zeros(nbatch)
-    b_counts = np.zeros(nbatch, np.int64)
-    b_tend = np.zeros(nbatch)
-    b_hist = np.zeros((nbatch, NBINS), np.int32)  # per batch: latency histogram (sectioning)
-    cnt = np.zeros(5, np.int64)
-    cf = np.zeros(2)
-    tot = np.zeros(12, np.int64)
+    b_sums = _um(np.zeros(nbatch), keep)
+    b_counts = _um(np.zeros(nbatch, np.int64), keep)
+    b_tend = _um(np.zeros(nbatch), keep)
+    # per batch: latency histogram (sectioning)
+    b_hist = _um(np.zeros((nbatch, NBINS), np.int32), keep)
+    cnt = _um(np.zeros(5, np.int64), keep)
+    cf = _um(np.zeros(2), keep)
+    tot = _um(np.zeros(12, np.int64), keep)
 
     # -- helpers (closures: scalar arguments only) ----------------------------------------
+    # The event list and the resources are fast_core's functions over the arrays above; these
+    # closures keep the kernel's short names for them.
     def fpush(code):
         """An event triggered now (SimPy ``succeed``): runs after everything already due."""
-        n = ctl[C_FC]
-        if n >= fcap:
-            ctl[C_OVF] = 1
-            return
-        i = ctl[C_FH] + n
-        if i >= fcap:
-            i -= fcap
-        fq[i] = code
-        ctl[C_FC] = n + 1
+        ring_push(fq, ctl, C_FH, C_FC, code)
 
     def upush(code):
         """A process start (SimPy's urgent ``Initialize``): runs before anything else due."""
-        n = ctl[C_UC]
-        if n >= ucap:
-            ctl[C_OVF] = 1
-            return
-        i = ctl[C_UH] + n
-        if i >= ucap:
-            i -= ucap
-        uq[i] = code
-        ctl[C_UC] = n + 1
+        ring_push(uq, ctl, C_UH, C_UC, code)
 
     def hpush(t, code):
-        n = ctl[C_HN]
-        if n >= hcap:
-            ctl[C_OVF] = 1
-            return
-        seq = ctl[C_SEQ]
-        ctl[C_SEQ] = seq + 1
-        i = n
-        while i > 0:
-            p = (i - 1) >> 1
-            tp = ht[p]
-            if tp < t or (tp == t and hs[p] < seq):
-                break
-            ht[i] = tp
-            hs[i] = hs[p]
-            hc[i] = hc[p]
-            i = p
-        ht[i] = t
-        hs[i] = seq
-        hc[i] = code
-        ctl[C_HN] = n + 1
+        heap_push(ht, hs, hc, ctl, t, code)
 
     def hpop():
-        code = hc[0]
-        n = ctl[C_HN] - 1
-        ctl[C_HN] = n
-        if n > 0:
-            t = ht[n]
-            s = hs[n]
-            c = hc[n]
-            i = 0
-            while True:
-                left = 2 * i + 1
-                if left >= n:
-                    break
-                j = left
-                right = left + 1
-                if right < n and (ht[right] < ht[left]
-                                  or (ht[right] == ht[left] and hs[right] < hs[left])):
-                    j = right
-                if ht[j] < t or (ht[j] == t and hs[j] < s):
-                    ht[i] = ht[j]
-                    hs[i] = hs[j]
-                    hc[i] = hc[j]
-                    i = j
-                else:
-                    break
-            ht[i] = t
-            hs[i] = s
-            hc[i] = c
-        return code
+        return heap_pop(ht, hs, hc, ctl)
 
     def schedule(now, delay, code):
         """SimPy ``timeout(delay)``; a delay that does not move the clock is a FIFO event."""
-        t = now + delay
-        if t == now:
-            fpush(code)
-        else:
-            hpush(t, code)
+        fc_schedule(ht, hs, hc, fq, ctl, now, delay, code)
 
     def trigger(r):
-        # simpy's Resource._do_put returns None, so _trigger_put serves at most the head waiter
-        if res[r, R_QCOUNT] > 0 and res[r, R_USERS] < res[r, R_CAP]:
-            h = res[r, R_QHEAD]
-            code = rq[res[r, R_QBASE] + h]
-            h += 1
-            if h >= res[r, R_QCAP]:
-                h = 0
-            res[r, R_QHEAD] = h
-            res[r, R_QCOUNT] -= 1
-            res[r, R_USERS] += 1
-            fpush(code)
+        res_trigger(res, rq, r, fq, ctl)
 
     def request(r, code):
         """simpy ``Resource.request()``: queue FIFO, then serve the head if a slot is free."""
-        n = res[r, R_QCOUNT]
-        if n >= res[r, R_QCAP]:
-            ctl[C_OVF] = 1
-            return
-        i = res[r, R_QHEAD] + n
-        if i >= res[r, R_QCAP]:
-            i -= res[r, R_QCAP]
-        rq[res[r, R_QBASE] + i] = code
-        res[r, R_QCOUNT] = n + 1
-        trigger(r)
+        res_request(res, rq, r, code, fq, ctl)
 
     def release(r):
         # the slot is free at once; waiters are served when the Release event is processed
-        res[r, R_USERS] -= 1
-        if res[r, R_NOWAIT] == 0:
-            fpush((r << KB) | K_RELEASE)
+        res_release(res, r, fq, ctl, (r << KB) | K_RELEASE)
 
     def dispatch():
         """Multipath._dispatch: grant paths to the host queue's head while one is free."""
-        while ctl[C_WC] > 0:
-            req = wq[ctl[C_WH]]
-            rr = ctl[C_RR]
-            best = -1
-            for kk in range(npaths):
-                i = rr + kk
-                if i >= npaths:
-                    i -= npaths
-                if p_alive[i] and p_out[i] < qd:
-                    if best < 0:
-                        best = i
-                        if policy == 0:
-                            break
-                    elif policy == 1:
-                        if p_out[i] < p_out[best]:
-                            best = i
-                    elif p_bytes[i] < p_bytes[best]:
-                        best = i
-            if best < 0:
-                return
-            ctl[C_RR] = (best + 1) % npaths
-            h = ctl[C_WH] + 1
-            if h >= rqcap:
-                h = 0
-            ctl[C_WH] = h
-            ctl[C_WC] -= 1
-            p_out[best] += 1
-            p_bytes[best] += rq_size[req]
-            rq_path[req] = best
-            rq_epoch[req] = p_epoch[best]
-            fpush((req << KB) | K_BR_PATH)
+        mp_dispatch(wq, ctl, p_alive, p_out, p_bytes, p_epoch, rq_size, rq_path, rq_epoch, qd,
+                    policy, fq, KB, K_BR_PATH)
 
     def acquire(req, front):
-        n = ctl[C_WC]
-        if n >= rqcap:
-            ctl[C_OVF] = 1
-            return
-        if front:
-            h = ctl[C_WH] - 1
-            if h < 0:
-                h = rqcap - 1
-            ctl[C_WH] = h
-            wq[h] = req
-        else:
-            i = ctl[C_WH] + n
-            if i >= rqcap:
-                i -= rqcap
-            wq[i] = req
-        ctl[C_WC] = n + 1
+        mp_acquire(wq, ctl, req, front)
 
     def level(i, t, delta):
         """TimeAvg.change."""
-        dt = t - lv[i, 0]
-        if dt > 0:
-            v = lvl[i]
-            lv[i, 2] += v * dt
-            if v > 0:
-                lv[i, 3] += dt
-            if i == L_HOST:
-                qdh[v] += dt
-                if v >= lvl[5]:  # the length TimeAvg's histogram would have grown to
-                    lvl[5] = max(v + 1, 2 * lvl[5])
-            lv[i, 0] = t
-        lvl[i] += delta
+        level_change(lv, lvl, qdh, i, t, delta)
 
     def hadd(h, v, b):
         """LogHist.add (``b``: the value's bucket)."""
-        hist[h, b] += 1
-        hn[h] += 1
-        hf[h, 0] += v
-        if v < hf[h, 1]:
-            hf[h, 1] = v
-        if v > hf[h, 2]:
-            hf[h, 2] = v
+        hist_add(hist, hn, hf, h, v, b)
 
     def start(t):
         """Recorder.start: the statistics cover the window from here on."""
@@ -880,35 +792,11 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
 
     def space_take(sp, amount, code):
         """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
-        n = sp_hc[sp, 1]
-        if sp_free[sp] >= amount and n == 0:
-            sp_free[sp] -= amount
-            return True
-        if n >= spcap:
-            ctl[C_OVF] = 1
-            return False
-        i = sp_hc[sp, 0] + n
-        if i >= spcap:
-            i -= spcap
-        sp_code[sp, i] = code
-        sp_amt[sp, i] = amount
-        sp_hc[sp, 1] = n + 1
-        return False
+        return fc_space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code)
 
     def space_give(sp, amount):
         """FifoSpace.give_back: serve the waiters in order while the room suffices."""
-        sp_free[sp] += amount
-        while sp_hc[sp, 1] > 0:
-            h = sp_hc[sp, 0]
-            if sp_amt[sp, h] > sp_free[sp]:
-                break
-            sp_free[sp] -= sp_amt[sp, h]
-            fpush(sp_code[sp, h])
-            h += 1
-            if h >= spcap:
-                h = 0
-            sp_hc[sp, 0] = h
-            sp_hc[sp, 1] -= 1
+        fc_space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount)
 
     def background_unit(dpr):
         """SsdModel._background, top of its loop: the die takes the next unit of dirty data."""
@@ -927,22 +815,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
             fpush(K_HDD_WAKE)
 
     def cloud_cost(what, size, is_read):
-        """CloudModel._cost: what a request pays a bucket."""
-        if what == 0:
-            return _io_units(size, io_unit)
-        if what == 1:
-            return size
-        if what == 2:
-            return _io_units(size, io_unit) if is_read else 0.0
-        if what == 3:
-            return 0.0 if is_read else _io_units(size, io_unit)
-        if what == 4:
-            return size if is_read else 0.0
-        if what == 5:
-            return 0.0 if is_read else size
-        if what == 6:
-            return _io_units(size, io_unit) / (fp[F_R_IOPS] if is_read else fp[F_W_IOPS])
-        return size / (fp[F_R_BW] if is_read else fp[F_W_BW])
+        """CloudModel._cost: what a request pays a bucket (devices.cloud.bucket_cost)."""
+        return _bucket_cost(what, size, is_read, _io_units(size, io_unit), fp[F_R_IOPS],
+                            fp[F_W_IOPS], fp[F_R_BW], fp[F_W_BW])
 
     # -- run --------------------------------------------------------------------------------
     t_start = 0.0
@@ -968,24 +843,12 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
         # the next event in SimPy's order: starts due now, timed events due now (scheduled
         # earlier), events triggered now (in trigger order), then the clock moves on
         if ctl[C_UC] > 0:
-            h = ctl[C_UH]
-            code = uq[h]
-            h += 1
-            if h >= ucap:
-                h = 0
-            ctl[C_UH] = h
-            ctl[C_UC] -= 1
+            code = ring_pop(uq, ctl, C_UH, C_UC)
         elif ctl[C_HN] > 0 and (ht[0] == now or ctl[C_FC] == 0):
             now = ht[0]
             code = hpop()
         elif ctl[C_FC] > 0:
-            h = ctl[C_FH]
-            code = fq[h]
-            h += 1
-            if h >= fcap:
-                h = 0
-            ctl[C_FH] = h
-            ctl[C_FC] -= 1
+            code = ring_pop(fq, ctl, C_FH, C_FC)
         else:
             status = STALLED
             break
@@ -1511,13 +1374,9 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
                         else:
                             hadd(H_WRITE, lat, lb)
                             cnt[N_WRITE] += 1
-                        bk = cnt[N_BATCH_K]
-                        b = min(bk // bsize, nbatch - 1)
-                        b_sums[b] += lat
-                        b_hist[b, lb] += 1
-                        b_counts[b] += 1
-                        b_tend[b] = now
-                        cnt[N_BATCH_K] = bk + 1
+                        batch_add(b_sums, b_counts, b_tend, b_hist, cnt[N_BATCH_K], bsize, lat,
+                                  lb, now)
+                        cnt[N_BATCH_K] += 1
                         cf[CF_BYTES] += io_size[io]
                     if tr_mode != TR_NONE:
                         tr_done[tr_nout] = io_idx[io]
@@ -1791,7 +1650,10 @@ def _kernel(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, f
     tot[T_STATUS] = status
     out_f = np.array([t_start, t_end, now, cf[CF_BYTES], cf[CF_BLOCK_BYTES], throttle_s,
                       h_bad[0], h_bad[1]])
-    return (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist)
+    out = (tot.copy(), cnt.copy(), out_f, hist.copy(), hn.copy(), hf.copy(), lv.copy(),
+           lvl.copy(), qdh.copy(), b_sums.copy(), b_counts.copy(), b_tend.copy(), b_hist.copy())
+    free_owners(keep)  # the views' owners are freed here, after the copies
+    return out
 
 
 # -- Python side ---------------------------------------------------------------------------------
