@@ -274,6 +274,8 @@ def _assumptions(stack: Stack, wl: Workload, engine: str | None = None) -> str:
         words.append("no host overhead")
     else:
         words.append(f"host overhead {show_time(stack.host.overhead.mean_s)}")
+        if stack.host.cpus:
+            words.append(f"on {stack.host.cpus} shared host CPU(s)")
     if engine:
         words.append(f"engine {engine}")
     return "assumes: " + ", ".join(words)
@@ -1100,18 +1102,34 @@ def _print_max_speed(name: str, trace, stack: Stack, found, pct: float, slo: flo
         print(f"    speed {s:>8.4g}x  p{pct:g} {_ms(v):>12}  {verdict}")
 
 
+STREAM_FILE_BYTES = 64 << 20  # longer trace files are streamed, not read whole
+
+
+def _read_replay_trace(args):
+    """The trace of ``replay``/``plan --trace``: read whole (a BlockTrace), or, for a file over
+    STREAM_FILE_BYTES or with --stream, streamed (a BlockTraceFile: bounded memory)."""
+    from .traces import BlockTraceFile, read_block_trace
+
+    kw = dict(time_unit=args.time_unit, size_unit=args.size_unit,
+              device=getattr(args, "device", None),
+              max_requests=_int_arg(getattr(args, "max_requests", None), "--max-requests", 1))
+    path = Path(args.trace)
+    big = path.is_file() and path.stat().st_size > STREAM_FILE_BYTES
+    if getattr(args, "stream", False) or big:
+        return BlockTraceFile(path, args.format, **kw)
+    return read_block_trace(path, args.format, **kw)
+
+
 def _plan_trace(args, stack: Stack, latency: float, pct: float) -> int:
     """``plan --trace FILE``: the trace is the load; how far can it speed up on this stack
     before the latency percentile misses the target?"""
     from .replay import max_speed
-    from .traces import read_block_trace
 
     for flag, value in (("--iops", args.iops), ("--fail", None if args.fail == "none" else 1),
                         ("--search", args.search or None)):
         if value is not None:
             raise SpecError(f"plan --trace takes its load from the trace; drop {flag}")
-    trace = read_block_trace(args.trace, args.format, time_unit=args.time_unit,
-                             size_unit=args.size_unit)
+    trace = _read_replay_trace(args)
     found = max_speed(trace, stack, slo_s=latency, slo_percentile=pct, engine=args.engine,
                       seed=_int_arg(args.seed, "--seed", 0))
     _print_max_speed(args.trace, trace, stack, found, pct, latency, args.json)
@@ -1120,12 +1138,9 @@ def _plan_trace(args, stack: Stack, latency: float, pct: float) -> int:
 
 def cmd_replay(args) -> int:
     from .replay import max_speed, replay
-    from .traces import read_block_trace
 
     stack = _replay_stack(args)
-    trace = read_block_trace(args.trace, args.format, time_unit=args.time_unit,
-                             size_unit=args.size_unit, device=args.device,
-                             max_requests=_int_arg(args.max_requests, "--max-requests", 1))
+    trace = _read_replay_trace(args)
     mode = args.mode or ("validate" if trace.format == "disksim-validate" else "open")
     seed = _int_arg(args.seed, "--seed", 0)
     if args.max_speed:
@@ -1146,7 +1161,7 @@ def cmd_replay(args) -> int:
     if args.json:
         print(json.dumps(res.to_dict()))
         return 0
-    n_read = int(trace.is_read.sum())
+    n_read = trace.facts.reads if hasattr(trace, "facts") else int(trace.is_read.sum())
     how = {"open": f"open loop at {res.speed:g}x the recorded rate",
            "closed": f"closed loop, {res.outstanding} outstanding",
            "validate": "validate (next issue = completion + recorded idle)"}[mode]
@@ -1175,6 +1190,9 @@ def _add_replay_parser(sub) -> None:
     t.add_argument("--size-unit", help="size unit where the format leaves it open")
     t.add_argument("--device", help="replay only this device of the trace")
     t.add_argument("--max-requests", help="read at most this many requests")
+    t.add_argument("--stream", action="store_true",
+                   help="read the trace in chunks, never whole (automatic past 64 MiB): bounded "
+                   "memory; past 2^21 requests the statistics come from fine histograms")
     g = sp.add_argument_group("model")
     _add_stack_options(g)
     r = sp.add_argument_group("replay")

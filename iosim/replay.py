@@ -1,9 +1,11 @@
 """Replay a block trace through a stack, compare with what the trace measured, ask what-if.
 
 :func:`replay` drives any stack with the requests of a :class:`~iosim.traces.blocktrace.
-BlockTrace`: their offsets, sizes and directions reach the device as recorded, so HDD seeks
-and SPTF, RAID striping, SSD die routing, read-ahead and caches see the real addresses. When
-the requests are issued is the ``mode``:
+BlockTrace` (or of a :class:`~iosim.traces.block_stream.BlockTraceFile`, read from its file a
+chunk at a time: the engines stream the trace either way, see
+:mod:`iosim.engine.trace_source`): their offsets, sizes and directions reach the device as
+recorded, so HDD seeks and SPTF, RAID striping, SSD die routing, read-ahead and caches see the
+real addresses. When the requests are issued is the ``mode``:
 
 * ``"open"``: at the trace's timestamps divided by ``speed`` (``speed=2`` replays twice as
   fast), whatever the stack does: the question "does the stack keep up with this load?".
@@ -17,7 +19,11 @@ Every request is measured (a trace is not a steady state; ``warmup`` skips the f
 :class:`ReplayResult` holds the overall :class:`~iosim.results.Results` (percentiles with
 confidence intervals as for any run), latencies per time window as a :class:`~iosim.results.
 Curve`, every request's simulated latency, and, where the trace carries measured latencies, a
-:class:`Comparison`: errors of the mean, p50, p95 and p99, and the *demerit figure*.
+:class:`Comparison`: errors of the mean, p50, p95 and p99, and the *demerit figure*. Past
+:data:`EXACT_MAX` requests (or with ``exact=False``) the replay keeps fine histograms instead
+of every latency, so its memory is bounded whatever the trace's length
+(:mod:`iosim.replay_stats`): the percentiles, window percentiles and demerit figure then come
+from the histograms, each quantile within 0.1 % of the exact one.
 
 The demerit figure (Ruemmler and Wilkes, "An introduction to disk drive modeling", IEEE
 Computer 1994; DiskSim's ``src/rms.c``, which DiskSim's ``valid/runvalid`` reports for each
@@ -26,7 +32,8 @@ simulated response-time CDFs: both quantile functions are read at the probabilit
 0.0001, 0.0002, ..., 1 (linear interpolation between the CDFs' points, as ``rms.c`` does) and
 the RMS of their differences is taken. It is given in seconds and as a fraction of the
 measured mean response time. **Change from rms.c:** DiskSim reads the CDFs from its bucketed
-response-time histograms; here they are the exact empirical CDFs of the requests.
+response-time histograms; here they are the exact empirical CDFs of the requests (a bounded
+replay reads them from 0.1 % log-spaced bins, finer than DiskSim's buckets).
 
 :func:`max_speed` bisects on ``speed`` for the largest speed-up at which a latency percentile
 stays under a service-level objective, every point simulated with the same seed.
@@ -43,6 +50,7 @@ from .engine import fast as fast_engine
 from .engine.simpy_engine import run_simpy
 from .engine.summary import results_of
 from .engine.trace_source import TRACE_MODES, TraceSource
+from .replay_stats import BoundedSink, ExactSink, LogHistogram
 from .results import Curve, Results
 from .simulate import ENGINES
 from .spec import SpecError, UnstableError
@@ -60,6 +68,7 @@ __all__ = [
 ]
 
 RMS_STEP = 1e-4  # rms.c's RMS_INCR: the CDFs are compared at every 0.01 % of probability
+EXACT_MAX = 1 << 21  # longer traces keep histograms, not every request (see replay_stats)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,6 +138,20 @@ def compare(measured: np.ndarray, simulated: np.ndarray) -> Comparison:
                       demerit_frac=d / ms["mean_s"] if ms["mean_s"] > 0 else math.nan)
 
 
+def compare_histograms(measured: LogHistogram, simulated: LogHistogram,
+                       step: float = RMS_STEP) -> Comparison:
+    """:func:`compare` read from histograms (a bounded replay): the same statistics and
+    demerit, each quantile within a bin's width (0.1 %) of the exact one."""
+    if measured.n == 0 or simulated.n == 0:
+        raise SpecError("no request carries both a measured and a simulated latency")
+    probs = np.arange(1, int(round(1.0 / step)) + 1) * step
+    d = measured.quantiles(probs) - simulated.quantiles(probs)
+    dem = float(np.sqrt(np.mean(d * d)))
+    ms = measured.stats()
+    return Comparison(n=int(measured.n), measured=ms, simulated=simulated.stats(), demerit_s=dem,
+                      demerit_frac=dem / ms["mean_s"] if ms["mean_s"] > 0 else math.nan)
+
+
 # ---------------------------------------------------------------------------------------------
 # result
 # ---------------------------------------------------------------------------------------------
@@ -142,8 +165,9 @@ class ReplayResult:
     windows: Curve  # per window of issue time: iops, lat_mean_s, lat_p50_s ... (x = "t_s",
     # the window's start from the first request's issue)
     measured_windows: Curve | None  # the same windows of the trace's measured latencies
-    latency_s: np.ndarray  # per request: simulated latency (issue to completion)
-    issue_s: np.ndarray  # per request: when it was issued in the simulation
+    latency_s: np.ndarray | None  # per request: simulated latency (issue to completion)
+    issue_s: np.ndarray | None  # per request: when it was issued in the simulation
+    # (both None for a bounded replay: latency_hist holds the simulated latencies instead)
     comparison: Comparison | None
     mode: str
     speed: float
@@ -152,14 +176,43 @@ class ReplayResult:
     source: str = ""
     warnings: list = field(default_factory=list)
     measured_s: np.ndarray | None = None  # the trace's measured latencies (NaN: unmeasured)
+    n_requests: int = 0
+    latency_hist: LogHistogram | None = None  # bounded replay: the simulated latencies ...
+    measured_hist: LogHistogram | None = None  # ... and the measured ones, as histograms
+
+    @property
+    def exact(self) -> bool:
+        """True when every request's latency was kept (else histograms: ``replay_stats``)."""
+        return self.latency_s is not None
 
     def measured_latency_s(self) -> np.ndarray | None:
-        """The trace's measured latency per request, None when it measured none."""
+        """The trace's measured latency per request, None when it measured none (or the
+        replay was bounded)."""
         return self.measured_s
+
+    def latency_percentile(self, q: float) -> float:
+        """The q-th percentile of the simulated latencies (warm-up excluded)."""
+        if self.latency_s is not None:
+            return float(np.nanpercentile(self.latency_s, q))
+        return float(self.latency_hist.percentile(q))
+
+    def cdf_points(self, measured: bool = False, points: int = 400) -> tuple:
+        """(latency in s, fraction at or below) at up to ``points`` ranks of the simulated
+        (or measured) response times, for a plot."""
+        values = self.measured_s if measured else self.latency_s
+        if values is not None or (self.exact and measured):
+            x = np.sort(np.asarray(values, dtype=float)) if values is not None else np.zeros(0)
+            x = x[np.isfinite(x)]
+            if len(x) == 0:
+                return x, x
+            k = np.unique(np.linspace(0, len(x) - 1, min(points, len(x))).round().astype(int))
+            return x[k], (k + 1) / len(x)
+        hist = self.measured_hist if measured else self.latency_hist
+        return hist.cdf_points(points) if hist is not None else (np.zeros(0), np.zeros(0))
 
     def to_dict(self) -> dict:
         out = {"trace": self.source, "mode": self.mode, "speed": self.speed,
-               "outstanding": self.outstanding, "requests": int(len(self.latency_s)),
+               "outstanding": self.outstanding, "requests": self.n_requests,
                "window_s": self.window_s, "results": self.results.to_dict()}
         if self.comparison is not None:
             out["comparison"] = self.comparison.to_dict()
@@ -219,24 +272,10 @@ def _windows(t: np.ndarray, lat: np.ndarray, window_s: float, t0: float = 0.0) -
     return Curve(points, x="t_s")
 
 
-def _random_writes(trace) -> bool:
-    """Whether the writes are mostly random (what an SSD's steady state depends on)."""
-    head = slice(0, 1 << 20)  # the first million requests tell (bounded temporaries)
-    w = ~trace.is_read[head]
-    if not w.any():
-        return True
-    off, size = trace.offset_bytes[head][w], trace.size_bytes[head][w]
-    sequential = np.count_nonzero(off[1:] == off[:-1] + size[:-1])
-    return sequential < 0.5 * max(1, len(off) - 1)
-
-
-def _check(trace, stack, speed, mode, outstanding, engine, seed, warmup) -> None:
+def _check(trace, facts, stack, speed, mode, outstanding, engine, seed, warmup) -> None:
     if not isinstance(stack, Stack):
         raise SpecError(f"stack must be an iosim.Stack (got {type(stack).__name__})")
-    for col in ("arrival_s", "offset_bytes", "size_bytes", "is_read"):
-        if not hasattr(trace, col):
-            raise SpecError(f"trace must be a BlockTrace (got {type(trace).__name__})")
-    if len(trace) == 0:
+    if facts.n == 0:
         raise SpecError(f"the trace {trace_name(trace)} has no requests: nothing to replay")
     if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not (
             math.isfinite(speed) and speed > 0):
@@ -256,20 +295,20 @@ def _check(trace, stack, speed, mode, outstanding, engine, seed, warmup) -> None
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SpecError(f"seed must be a whole number >= 0 (got {seed!r})")
     if isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or not (
-            0 <= warmup < len(trace)):
-        raise SpecError(f"warmup must be a whole number from 0 to {len(trace) - 1} "
-                        f"(the trace has {len(trace)} requests; got {warmup!r})")
-    if not trace.size_bytes.min() > 0:  # (NaN fails too)
+            0 <= warmup < facts.n):
+        raise SpecError(f"warmup must be a whole number from 0 to {facts.n - 1} "
+                        f"(the trace has {facts.n} requests; got {warmup!r})")
+    if facts.bad_size:
         raise SpecError(f"the trace {trace_name(trace)} has requests of unknown or zero size "
                         "(its format may not record sizes): replay needs every request's size")
-    if not trace.offset_bytes.min() >= 0:
+    if facts.bad_offset:
         raise SpecError(f"the trace {trace_name(trace)} has requests of unknown or negative "
                         "offset (its format may not record addresses): replay needs them")
-    if not np.isfinite(trace.arrival_s[[0, -1]]).all():
+    if not (math.isfinite(facts.first_arrival_s) and math.isfinite(facts.last_arrival_s)):
         raise SpecError(f"the trace {trace_name(trace)} has requests of unknown arrival time")
     cap = stack.device.capacity_bytes
     if cap is not None:
-        end = max(float(o + z) for o, z in _chunked_ends(trace))
+        end = facts.max_end_bytes
         if end > cap:
             raise SpecError(
                 f"the trace {trace_name(trace)} addresses up to byte {end:.0f}, beyond "
@@ -277,92 +316,150 @@ def _check(trace, stack, speed, mode, outstanding, engine, seed, warmup) -> None
                 "device.capacity_bytes=...)")
 
 
-def _chunked_ends(trace, chunk: int = 1 << 20):
-    """(offset, size) of each chunk's request reaching furthest (bounded temporaries)."""
-    for i in range(0, len(trace), chunk):
-        end = trace.offset_bytes[i:i + chunk] + trace.size_bytes[i:i + chunk]
-        j = int(np.argmax(end))
-        yield trace.offset_bytes[i + j], trace.size_bytes[i + j]
+def _streamed(trace) -> bool:
+    """A ``BlockTraceFile`` (its facts known, its chunks read again on demand)."""
+    return hasattr(trace, "facts") and hasattr(trace, "chunks")
+
+
+def _facts(trace):
+    """What is known of the whole trace (``TraceFacts``): gathered while a file was read, or
+    now."""
+    if _streamed(trace):
+        return trace.facts
+    from .traces.block_stream import TraceFacts  # (iosim.traces loads pandas: only if asked)
+
+    for col in ("arrival_s", "offset_bytes", "size_bytes", "is_read"):
+        if not hasattr(trace, col):
+            raise SpecError("trace must be a BlockTrace or a BlockTraceFile "
+                            f"(got {type(trace).__name__})")
+    return TraceFacts.of(trace)
+
+
+def _pieces(trace):
+    """A fresh iterator over the trace's requests, in pieces (no copies of a BlockTrace)."""
+    if _streamed(trace):
+        return trace.chunks()
+    from .traces.block_stream import trace_pieces
+
+    return trace_pieces(trace, 1 << 20)
 
 
 def trace_name(trace) -> str:
     return repr(getattr(trace, "source", "") or "(in memory)")
 
 
-def _workload(trace, mode: str, outstanding: int) -> Workload:
-    rw = "randrw" if _random_writes(trace) else "rw"
+def _workload(facts, mode: str, outstanding: int) -> Workload:
+    rw = "randrw" if facts.random_writes else "rw"
     if mode == "open":  # the rate only marks the run as open loop (no capacity check here)
-        dur = float(trace.arrival_s[-1] - trace.arrival_s[0])
-        rate = len(trace) / dur if dur > 0 else 1.0
+        dur = float(facts.last_arrival_s - facts.first_arrival_s)
+        rate = facts.n / dur if dur > 0 else 1.0
         return Workload(rw=rw, rate_iops=rate)
     return Workload(rw=rw, iodepth=outstanding if mode == "closed" else 1)
 
 
 def replay(trace, stack: Stack, *, speed: float = 1.0, mode: str = "open",
            outstanding: int | None = None, engine: str = "auto", seed: int = 1,
-           window_s: float | None = None, warmup: int = 0) -> ReplayResult:
-    """Replay ``trace`` (a ``BlockTrace``) through ``stack``; see the module docstring.
+           window_s: float | None = None, warmup: int = 0,
+           exact: bool | None = None) -> ReplayResult:
+    """Replay ``trace`` (a ``BlockTrace``, or a ``BlockTraceFile`` streamed from its file)
+    through ``stack``; see the module docstring.
 
     ``outstanding`` (closed mode, default 1): requests in flight. ``engine``: "auto" runs the
     fast engine when it supports the stack, else SimPy; both give identical numbers.
     ``window_s``: the time-series window (default: a round value giving ~60 windows).
-    ``warmup``: requests issued but not measured at the start.
+    ``warmup``: requests issued but not measured at the start. ``exact``: keep every request's
+    latency (True) or histograms only (False); by default, exact up to :data:`EXACT_MAX`
+    requests.
     """
-    _check(trace, stack, speed, mode, outstanding, engine, seed, warmup)
+    facts = _facts(trace)
+    _check(trace, facts, stack, speed, mode, outstanding, engine, seed, warmup)
     n_out = outstanding if outstanding is not None else 1
-    wl = _workload(trace, mode, n_out)
+    wl = _workload(facts, mode, n_out)
     warnings = list(getattr(trace, "warnings", ()))
-    if len(trace) and trace.device.min() != trace.device.max():
+    if facts.device_min != facts.device_max:
         warnings.append("the trace holds requests of several devices; all of them go to the one "
                         "stack (read one device with device= to replay it alone)")
-    gap = None
-    if mode == "validate":
-        gap = np.asarray(trace.idle_s, dtype=float)
-        if not np.isfinite(gap[:-1]).any() and len(trace) > 1:
-            warnings.append("the trace records no idle times: validate mode issues each "
-                            "request as soon as the previous one completes")
-    src = TraceSource(trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read,
-                      mode=mode, speed=float(speed), gap_s=gap)
+    if mode == "validate" and facts.idle_recorded == 0 and facts.n > 1:
+        warnings.append("the trace records no idle times: validate mode issues each "
+                        "request as soon as the previous one completes")
+    if window_s is not None and not (isinstance(window_s, (int, float)) and
+                                     math.isfinite(window_s) and window_s > 0):
+        raise SpecError(f"window_s must be a time > 0 (got {window_s!r})")
+    n = facts.n
+    exact = n <= EXACT_MAX if exact is None else bool(exact)
+    speed = float(speed)
+    if exact:
+        sink = ExactSink(n, facts.has_latency)
+    else:  # the windows are drawn before the run: over the recorded span
+        span = facts.last_arrival_s / speed - facts.first_arrival_s / speed
+        win = float(window_s) if window_s is not None else _nice_window(span)
+        sink = BoundedSink(mode=mode, speed=speed, warmup=warmup, window_s=win,
+                           measured=facts.has_latency)
+    src = TraceSource(lambda: _pieces(trace), n, mode=mode, speed=speed,
+                      max_size_bytes=facts.max_size_bytes, sink=sink)
     reason = fast_engine.supports(stack, wl) if engine != "simpy" else "simpy asked for"
     if engine == "fast" and reason:
         raise SpecError(f"engine 'fast' cannot run this stack: {reason}; use 'simpy' or 'auto'")
     used = "fast" if reason is None else "simpy"
     runner = fast_engine.run_fast_sim if used == "fast" else run_simpy
-    n = len(trace)
     sim = runner(stack, wl, ios=n - warmup, warmup_ios=warmup, seed=seed, trace=src)
     res = results_of(sim)
     res.engine = used
     res.seed = seed
     res.replications = 1
-    res.params = {"trace": getattr(trace, "source", ""), "mode": mode, "speed": float(speed),
+    res.params = {"trace": getattr(trace, "source", ""), "mode": mode, "speed": speed,
                   "outstanding": n_out}
-    lat = src.latency_s
-    if mode != "open":
-        issue = src.issue_s
-    else:  # (no copy at speed 1: 8 bytes a request saved on long traces)
-        issue = trace.arrival_s if speed == 1 else trace.arrival_s / float(speed)
+    out = dict(results=res, mode=mode, speed=speed, outstanding=n_out, n_requests=n,
+               source=str(getattr(trace, "source", "")), warnings=warnings)
+    if exact:
+        return _exact_result(sink, mode, speed, window_s, warmup, facts.has_latency, out)
+    return _bounded_result(sink, out)
+
+
+def _exact_result(sink: ExactSink, mode, speed, window_s, warmup, has_latency, out):
+    """Windows, comparison and per-request arrays from every request's values."""
+    n = sink.n
+    lat = sink.latency_s
+    arrival = sink.arrival_s
+    issue = sink.issue_s if mode != "open" else (arrival if speed == 1 else arrival / speed)
     if warmup:
-        lat = lat.copy()
         lat[:warmup] = np.nan  # not measured
     span = float(np.nanmax(issue) - issue[0]) if n > 1 else 0.0
     win = float(window_s) if window_s is not None else _nice_window(span)
-    if not (math.isfinite(win) and win > 0):
-        raise SpecError(f"window_s must be a time > 0 (got {window_s!r})")
     windows = _windows(issue, lat, win, t0=float(issue[0]))
     measured_windows = comparison = measured = None
-    if trace.has_latency:
-        measured = np.asarray(trace.latency_s, dtype=float)
+    if has_latency:
+        measured = sink.measured_s
         if warmup:
-            measured = measured.copy()
             measured[:warmup] = np.nan
-        t_meas = trace.arrival_s if speed == 1 else trace.arrival_s / float(speed)
+        t_meas = arrival if speed == 1 else arrival / speed
         measured_windows = _windows(t_meas, measured, win, t0=float(t_meas[0]))
         comparison = compare(measured, lat)
-    return ReplayResult(results=res, windows=windows, measured_windows=measured_windows,
-                        latency_s=lat, issue_s=issue, comparison=comparison, mode=mode,
-                        speed=float(speed), outstanding=n_out, window_s=win,
-                        source=str(getattr(trace, "source", "")), warnings=warnings,
-                        measured_s=measured)
+    return ReplayResult(windows=windows, measured_windows=measured_windows, latency_s=lat,
+                        issue_s=issue, comparison=comparison, window_s=win,
+                        measured_s=measured, **out)
+
+
+def _bounded_result(sink: BoundedSink, out):
+    """Windows and comparison from the sink's histograms (no per-request arrays)."""
+    windows = Curve([_window_result(row) for row in sink.windows.rows()], x="t_s")
+    measured_windows = comparison = None
+    if sink.measured is not None:
+        measured_windows = Curve([_window_result(row) for row in sink.measured_windows.rows()],
+                                 x="t_s")
+        comparison = compare_histograms(sink.measured, sink.sim_where_measured)
+    return ReplayResult(windows=windows, measured_windows=measured_windows, latency_s=None,
+                        issue_s=None, comparison=comparison, window_s=sink.window_s,
+                        latency_hist=sink.sim, measured_hist=sink.measured, **out)
+
+
+def _window_result(row: dict) -> Results:
+    r = Results(ios=row["ios"], iops=row["iops"])
+    for k in ("lat_mean_s", "lat_p50_s", "lat_p95_s", "lat_p99_s", "lat_max_s"):
+        if k in row:
+            setattr(r, k, row[k])
+    r.params = {"t_s": row["t_s"]}
+    return r
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,7 +505,7 @@ def max_speed(trace, stack: Stack, *, slo_s: float, slo_percentile: float = 99,
         except UnstableError:
             points.append((speed, None))
             return None
-        v = float(np.nanpercentile(r.latency_s, slo_percentile))
+        v = r.latency_percentile(slo_percentile)
         points.append((speed, v))
         return v
 

@@ -67,13 +67,9 @@ def timeline(result: ReplayResult, *, title: str | None = None) -> go.Figure:
     return fig
 
 
-def _cdf_xy(lat_s) -> tuple[np.ndarray, np.ndarray]:
-    x = np.sort(np.asarray(lat_s, dtype=float))
-    x = x[np.isfinite(x)]
-    if len(x) == 0:
-        return x, x
-    k = np.unique(np.linspace(0, len(x) - 1, min(_CDF_POINTS, len(x))).round().astype(int))
-    return x[k] * MS, (k + 1) / len(x)
+def _cdf_xy(result: ReplayResult, measured: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    x, y = result.cdf_points(measured=measured, points=_CDF_POINTS)
+    return x * MS, y
 
 
 def cdf(results: ReplayResult | Mapping[str, ReplayResult], *, measured: bool = True,
@@ -86,14 +82,13 @@ def cdf(results: ReplayResult | Mapping[str, ReplayResult], *, measured: bool = 
     fig = go.Figure()
     first = next(iter(runs.values()))
     for i, (label, r) in enumerate(runs.items()):
-        x, y = _cdf_xy(r.latency_s)
+        x, y = _cdf_xy(r)
         color = COLORS["simulated"] if i == 0 else _OTHERS[(i - 1) % len(_OTHERS)]
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=label, line=dict(color=color)))
     demerit = ""
     if measured and first.comparison is not None:
         c = first.comparison
-        lat = first.measured_latency_s()
-        x, y = _cdf_xy(lat)
+        x, y = _cdf_xy(first, measured=True)
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name="measured",
                                  line=dict(color=COLORS["measured"], dash="dash")))
         demerit = (f"; demerit {c.demerit_s * MS:.3g} ms ({100 * c.demerit_frac:.1f} % of the "

@@ -27,9 +27,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads on a Curve's first .df (it weighs ~70 MB of memory)
+    import pandas as pd
 
 __all__ = ["Results", "Curve", "CONTRACT_KEYS"]
 
@@ -144,12 +145,23 @@ class Curve:
         self.points = list(points)
         self.x = x
         self.label = label
-        self.df = pd.DataFrame([p.as_row() for p in self.points])
-        self._add_saturation()
+        self._df = None
 
-    def _add_saturation(self) -> None:
+    @property
+    def df(self) -> pd.DataFrame:
+        """The points as a DataFrame (built on first use: pandas is imported only then)."""
+        if self._df is None:
+            import pandas as pd
+
+            self._df = pd.DataFrame([p.as_row() for p in self.points])
+            self._add_saturation(self._df)
+        return self._df
+
+    @staticmethod
+    def _add_saturation(df) -> None:
         # E11's saturation ratio R(N) / R(1), where the sweep has a point with one outstanding I/O
-        df = self.df
+        import pandas as pd
+
         if df.empty or "lat_mean_s" not in df:
             return
         if "numjobs" in df and "iodepth" in df:

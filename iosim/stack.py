@@ -3,7 +3,9 @@
 Layer semantics (shared by every engine; see docs/architecture.md):
 
 * host: after each completion a job spends ``overhead`` (a distribution) before its next issue.
-  The job's CPU is one server, so a job with iodepth > 1 pays the overhead serially.
+  The job's CPU is one server, so a job with iodepth > 1 pays the overhead serially. With
+  ``cpus`` = C >= 1 every overhead period also holds one of C CPUs shared by all jobs (FIFO,
+  taken after the job's own CPU); 0 means no shared limit.
 * block: I/Os larger than ``max_sectors_bytes`` are split into parts issued together; at most
   ``nr_requests`` requests are dispatched below, the rest wait FIFO.
 * hba + multipath: ``paths`` paths, each admitting ``hba.queue_depth`` outstanding requests; a
@@ -53,6 +55,10 @@ MAX_DEVICE_NESTING = 4
 class HostSpec(Spec):
     section = "host"
     overhead: Distribution = fld(Deterministic(0.0), "dist")
+    cpus: int = fld(0, "int")  # the host's CPUs shared by all jobs' overhead (0: no limit)
+
+    def validate(self):
+        self.require(self.cpus >= 0, "cpus", ">= 0 (0: no shared CPU limit)")
 
 
 @dataclass(frozen=True, kw_only=True)

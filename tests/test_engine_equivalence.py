@@ -33,13 +33,13 @@ from iosim.workload import Workload
 
 def make_stack(*, device=None, overhead=None, nr_requests=None, max_sectors_bytes=None, qd=None,
                paths=None, policy=None, failover_timeout_s=None, failures=None, latency_s=None,
-               bandwidth_Bps=None, cloud=None, ssd=None) -> Stack:
+               bandwidth_Bps=None, cloud=None, ssd=None, cpus=None) -> Stack:
     def given(**kw):
         return {k: v for k, v in kw.items() if v is not None}
 
     parts = {}
-    if overhead is not None:
-        parts["host"] = HostSpec(overhead=overhead)
+    if overhead is not None or cpus is not None:
+        parts["host"] = HostSpec(**given(overhead=overhead, cpus=cpus))
     if b := given(nr_requests=nr_requests, max_sectors_bytes=max_sectors_bytes):
         parts["block"] = BlockSpec(**b)
     if qd is not None:
@@ -180,6 +180,26 @@ MATRIX = {
                       Workload(rw="randrw", numjobs=5, bssplit="4k/50:64k/50")),
     "ssd-open-poisson": (make_stack(ssd=ssd()), Workload(rw="randrw", rate_iops=300,
                                                          block_size_bytes=8192)),
+    # the host's shared CPUs (host.cpus): depth 1, depth > 1 behind each job's own CPU, think
+    # time, open loop (no overhead is paid there), a pool as large as the jobs
+    "det-host-cpus": (make_stack(overhead="det:0.2ms", cpus=2, device=dev(4, "det:0.3ms")),
+                      Workload(numjobs=5)),
+    "exp-host-cpus": (make_stack(overhead="exp:0.2ms", cpus=3, device=dev(8, "exp:0.3ms")),
+                      Workload(numjobs=8)),
+    "host-cpus-serial": (make_stack(overhead="exp:0.1ms", cpus=2, device=dev(4, "exp:0.2ms")),
+                         Workload(numjobs=4, iodepth=3)),
+    "det-host-cpus-serial": (make_stack(overhead="det:0.1ms", cpus=1, qd=4,
+                                        device=dev(4, "det:0.2ms")),
+                             Workload(numjobs=3, iodepth=4)),
+    "host-cpus-think": (make_stack(overhead="uniform:10us,90us", cpus=2,
+                                   device=dev(2, "exp:0.1ms")),
+                        Workload(numjobs=6, thinktime_s=1e-4)),
+    "host-cpus-open": (make_stack(overhead="exp:50us", cpus=1, device=dev(4, "exp:1ms")),
+                       Workload(rate_iops=2500)),
+    "host-cpus-ample": (make_stack(overhead="exp:50us", cpus=16, device=dev(4, "exp:0.2ms")),
+                        Workload(numjobs=4, iodepth=2, rw="randrw")),
+    "ssd-host-cpus": (make_stack(ssd=ssd(), overhead="exp:20us", cpus=2),
+                      Workload(rw="randread", numjobs=6, block_size_bytes=8192)),
     "ssd-path-failure": (make_stack(ssd=ssd(), paths=2, qd=2, failover_timeout_s=1e-3,
                                     failures=[{"path": 0, "fail_at_s": 0.02,
                                                "restore_at_s": 0.2}]),
@@ -300,6 +320,7 @@ def stacks(draw):
         cloud=cloud,
         device=dev(draw(st.integers(1, 8)), service, media_rate_Bps=media),
         overhead=draw(overheads),
+        cpus=draw(st.sampled_from([0, 1, 2])),
         nr_requests=draw(st.sampled_from([1, 2, 4, 256, 10**6])),
         max_sectors_bytes=draw(st.sampled_from([4096, 65536, 524288])),
         qd=draw(st.integers(1, 6)),

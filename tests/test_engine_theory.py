@@ -78,3 +78,24 @@ def test_mm1_latency_percentile():
     # p99 of 150k samples: a few percent sampling error (queue correlation widens it)
     assert r.lat_p99_s == pytest.approx(exact_p99, rel=0.08)
     assert math.isfinite(r.lat_p9999_s) and r.lat_p9999_s > r.lat_p99_s
+
+
+@pytest.mark.parametrize("cpus, units, jobs", [(1, 4, 4), (2, 6, 8), (3, 16, 12), (4, 16, 32)])
+@pytest.mark.parametrize("engine", ["fast", "simpy"])
+def test_host_cpu_pool_matches_exact_mva_with_a_c_server_host(cpus, units, jobs, engine):
+    """host.cpus = C with iodepth 1 and exponential overhead and service: a product-form
+    network of a C-server host station and a K-unit device (exact load-dependent MVA)."""
+    overhead_s, service_s = 0.4e-3, 1e-3
+    stack = Stack(host=HostSpec(overhead="exp:0.4ms", cpus=cpus),
+                  device=GenericDevice(units=units, service="exp:1ms"), **UNLIMITED)
+    r = iosim.simulate(stack, Workload(numjobs=jobs), ios=12_000, seed=23, engine=engine)
+    exact = theory.mva(jobs, [theory.Station("host", overhead_s, cpus),
+                              theory.Station("device", service_s, units)]).iloc[-1]
+    # the engines' latency starts at the issue: the host's residence is not in it
+    assert abs(r.iops - exact.throughput) <= TO_99 * r.iops_ci95, (r.iops, exact.throughput)
+    assert abs(r.lat_mean_s - exact.r_device) <= TO_99 * r.lat_mean_ci95_s, (
+        r.lat_mean_s, exact.r_device)
+    # and the pool matters here: the answer differs from the delay-station host's
+    free = theory.mva(jobs, [theory.Station("host", overhead_s, math.inf),
+                             theory.Station("device", service_s, units)]).iloc[-1]
+    assert abs(free.throughput - exact.throughput) > 3 * TO_99 * r.iops_ci95

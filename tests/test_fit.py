@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iosim import Curve, Results, SpecError, Stack, Workload, simulate, theory
-from iosim.fit import PARAMETERS, fit, load_curve, read_table, run_cli, surrogate
+from iosim.fit import MODELS, PARAMETERS, fit, load_curve, read_table, run_cli, surrogate
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -389,3 +389,69 @@ def test_rate_limited_points_are_refused_not_fitted_as_closed_loops(tmp_path):
     assert r.params["rate_iops"] == 500
     with pytest.raises(SpecError, match="rate-limited point .*cannot be fitted yet"):
         fit(Curve([r], x="iodepth"), verify=False)
+
+
+def test_surrogate_with_a_host_cpu_pool_is_exact_mva():
+    # host.cpus = C, one I/O per job: the host is a C-server station of a product-form network
+    stack = Stack().with_(**{"device.units": 6, "device.service": "exp:300us",
+                             "host.overhead": "exp:200us", "host.cpus": 2,
+                             "hba.queue_depth": 65536, "block.nr_requests": 65536})
+    depths = [1, 2, 3, 8, 40]
+    got = surrogate(stack, [Workload(numjobs=n) for n in depths])
+    ref = theory.mva(40, [theory.Station("host", 200e-6, 2),
+                          theory.Station("device", 300e-6, 6)])
+    for n, g in zip(depths, got, strict=True):
+        row = ref.iloc[n - 1]
+        assert g["iops"] == pytest.approx(row["throughput"], rel=1e-9)
+        assert g["lat_mean_s"] == pytest.approx(row["r_device"], rel=1e-9)
+    # the pool is the cap here (2 / 200 us), not the device (6 / 300 us)
+    assert got[-1]["iops"] == pytest.approx(2 / 200e-6, rel=1e-3)
+
+
+# a host whose overhead holds one of two shared CPUs: it caps IOPS at 2 / 100 us = 20,000,
+# a quarter of what the device's 16 units serve
+POOL_TRUTH = {"host.overhead": 100e-6, "device.service": 200e-6, "host.cpus": 2}
+
+
+def _pool_stack() -> Stack:
+    return Stack().with_(**{"device.units": 16, "device.service": "exp:200us",
+                            "host.overhead": "exp:100us", "host.cpus": 2,
+                            "hba.queue_depth": 65536, "block.nr_requests": 65536})
+
+
+def test_recovers_a_host_cpu_pool_and_predicts_held_out_points():
+    curve = _measure(_pool_stack(), [1, 2, 4, 8, 16, 32])
+    base = MODELS["generic"].stack().with_(**{"device.units": 16,
+                                              "host.overhead": "exp:100us"})
+    res = fit(curve, params=list(POOL_TRUTH), base_stack=base, ios=3000, seed=7,
+              holdout={"numjobs": [4, 32]}, percentiles=False)
+    assert res.params["host.cpus"].value == 2
+    for name, true in POOL_TRUTH.items():
+        p = res.params[name]
+        assert p.ci95[0] <= true <= p.ci95[1], (name, p)
+    for p in (p for p in res.points if p["set"] == "holdout"):
+        assert abs(p["error"]["iops"]) < 8.0 and abs(p["error"]["lat_mean_s"]) < 8.0, p
+
+
+def test_the_pool_is_fitted_when_the_jobs_contend_for_cpus_and_kept_only_if_it_binds():
+    # the benchmark's CPU time per I/O grows with the jobs (as fio's usr + sys show on a real
+    # host): the fit tries the host's CPUs as a pool, bounded by the CPUs it kept busy
+    depths = [1, 2, 4, 8, 16, 32]
+    curve = _measure(_pool_stack(), depths)
+    for r, n in zip(curve.points, depths, strict=True):
+        r.counters = {**(r.counters or {}), "cpu_pct": 100 * min(1.9, r.iops * 100e-6
+                                                                 * (1 + 0.1 * math.log2(n)))}
+    base = MODELS["generic"].stack().with_(**{"host.overhead": "exp:100us"})
+    res = fit(curve, model="generic", base_stack=base, verify=False, percentiles=False)
+    assert "host.cpus" in res.params and res.params["host.cpus"].value == 2
+    assert res.params["host.cpus"].bounds == (2.0, 32.0)
+    assert res.notes and res.notes[0].startswith("host.cpus: the jobs contend")
+    # CPU time per I/O growing as much on a host with CPUs to spare (the truth of the tests
+    # above, no pool): the pool does not bind, and the model is fitted without it (and says so)
+    free = _measure(_truth_stack(), depths)
+    for r, n in zip(free.points, depths, strict=True):
+        r.counters = {**(r.counters or {}), "cpu_pct": 100 * r.iops * 20e-6
+                      * (1 + 0.1 * math.log2(n))}
+    res = fit(free, model="generic", verify=False, percentiles=False)
+    assert "host.cpus" not in res.params
+    assert "the pool did not bind" in res.notes[0]

@@ -76,3 +76,45 @@ def test_vdbench_iorate_runs_are_open_loops_or_saturated_closed_loops():
 def test_parse_prints_a_parameter_file():
     rc, err = _run(["parse", str(_one("vdbench/parm-4hosts-32sd-inline-comments.vdb"))])
     assert rc == 0, err
+
+
+def _sweep(pattern):
+    return load_curve(sorted((CORPUS / "fio-json").glob(pattern)))
+
+
+def test_real_sweeps_no_queueing_model_follows_are_named():
+    # the MX200's depth 4 under its neighbours' chord; the NVMe numjobs sweep falling at 64
+    # jobs while its jobs' CPU time per I/O grows (the host's CPUs); the md RAID: nothing
+    from iosim.fit import _points, checks
+
+    cases = {"fio31-mx200-randread-qd*-nj1.json": ([("dip", 4)], False),
+             "fio333-nvme-iouring-randwrite-qd1-nj*-perjob-sweep.json": ([("fall", 64)], True),
+             "fio218-md127-raid-randread-qd*-nj1.json": ([], False)}
+    for pattern, (shape, cpu) in cases.items():
+        pts = _points(_sweep(pattern), None)
+        found = checks.shape_findings(pts, checks.DEFAULT_SPREAD)
+        assert [(f[0], f[1]) for f in found] == shape, pattern
+        assert bool(checks.host_cpu(pts, checks.DEFAULT_SPREAD)) is cpu, pattern
+
+
+def test_auto_on_the_nvme_sweep_says_why_it_chose():
+    from iosim.fit import fit
+
+    res = fit(_sweep("fio333-nvme-iouring-randwrite-qd1-nj*-perjob-sweep.json"), model="auto",
+              holdout={"numjobs": [2, 4, 16, 32]}, verify=False, percentiles=False)
+    # the cross-validation on three depths cannot tell ssd from cloud; the device can
+    assert res.model == "ssd" and "nvme0n1" in res.notes[0] and "tied with" in res.notes[0]
+
+
+def test_the_nvme_sweep_tries_a_host_cpu_pool_and_says_it_does_not_bind():
+    # fio's usr + sys grow per I/O with the jobs: the host's CPUs are tried as a pool, at least
+    # the 4 the benchmark kept busy (3.9) and at most the 64 jobs. The fitted host gap is about
+    # a microsecond (the depth-1 point: 1 / IOPS - latency), so 4 CPUs cap far above 400k IOPS:
+    # the pool does not bind and the model is fitted without it
+    from iosim.fit import fit
+
+    res = fit(_sweep("fio333-nvme-iouring-randwrite-qd1-nj*-perjob-sweep.json"), model="ssd",
+              holdout={"numjobs": [2, 4, 16, 32]}, verify=False, percentiles=False)
+    note = next(n for n in res.notes if n.startswith("host.cpus"))
+    assert "assumed 4 .. 64" in note and "the pool did not bind" in note
+    assert "host.cpus" not in res.params

@@ -215,3 +215,132 @@ def test_cloud_budgets_separate_or_shared_are_chosen_by_the_data(cap_model):
     for k, v in (("device.read_iops_limit", 20000), ("device.write_iops_limit", 8000),
                  ("device.latency_s", 400e-6)):
         assert res.params[k].ci95[0] <= v <= res.params[k].ci95[1], (k, res.params[k])
+
+
+def _fake_points(depths, iops, disk=None, numjobs_sweep=False):
+    """Bare measured points (no simulation): what checks.sweep_shape and the device-name
+    prior read."""
+    out = []
+    for n, x in zip(depths, iops, strict=True):
+        r = Results(iops=x, lat_mean_s=n / x)
+        r.params = {"iodepth": 1 if numjobs_sweep else n, "numjobs": n if numjobs_sweep else 1,
+                    "rw": "randread"}
+        if disk:
+            r.extra = {"disk": disk}
+        out.append(r)
+    return out
+
+
+def test_a_sweep_no_queueing_network_produces_is_named():
+    from iosim.fit import _points
+
+    depths = [1, 2, 4, 8, 16, 32, 64]
+    smooth = [6.6e3, 12.5e3, 21e3, 31e3, 42e3, 46.5e3, 47e3]  # rising, concave: no warning
+    assert checks.sweep_shape(_points(_fake_points(depths, smooth), None), 0.08, "x") == []
+    # a dip 20 % under the chord of its neighbours (the MX200's depth 4), a fall of 19 %
+    dip = [6.6e3, 13.5e3, 15.5e3, 30.8e3, 47.4e3, 47.3e3, 47.1e3]
+    out = checks.sweep_shape(_points(_fake_points(depths, dip), None), 0.08, "assumed")
+    assert len(out) == 1 and "at 4 outstanding" in out[0] and "20% below" in out[0]
+    fall = [1e5, 1.7e5, 2.8e5, 4e5, 4e5, 4e5, 3.25e5]
+    out = checks.sweep_shape(_points(_fake_points(depths, fall, numjobs_sweep=True), None),
+                             0.08, "assumed")
+    assert len(out) == 1 and "fall from 400,000" in out[0] and "at 64 (-19%)" in out[0]
+    # within the spread: nothing
+    small = [1e5, 1.7e5, 2.8e5, 4e5, 4e5, 4e5, 3.8e5]
+    assert checks.sweep_shape(_points(_fake_points(depths, small), None), 0.08, "x") == []
+
+
+def test_a_simulated_sweep_passes_the_shape_check():
+    # the family's own simulation (independent runs, 6000 I/Os each) is never flagged
+    from iosim.fit import _points
+
+    curve = _measure(_ssd(8, 120e-6, 10e-6), [1, 2, 4, 8, 16, 32, 64, 128])
+    pts = _points(curve, None)
+    assert checks.sweep_shape(pts, *checks.spread_of(pts)) == []
+
+
+def test_the_device_name_breaks_a_tie_and_only_a_tie(monkeypatch):
+    pts = _fake_points([1, 2], [1e5, 1.8e5], disk="nvme0n1")
+    assert select.declared_family(pts)[0] == "ssd"
+    assert select.declared_family(_fake_points([1], [1e3], disk="sdb")) is None
+    assert select.declared_family(_fake_points([1], [1e3])) is None
+    mixed = _fake_points([1], [1e3], disk="nvme0n1") + _fake_points([2], [2e3], disk="rbd0")
+    assert select.declared_family(mixed) is None
+
+    def fake_cv(scores):
+        def cv(curve, model, holdout, fit_fn, **kw):
+            return {"model": model, "params": len(MODELS[model].params), "cv_iops": None,
+                    "cv_lat": None, "score": scores[model], "error": None}
+        return cv
+
+    # cloud ahead of ssd by 0.6 points (the corpus NVMe sweep): a tie, the name decides
+    monkeypatch.setattr(select, "cross_validate", fake_cv({"cloud": 29.6, "ssd": 30.2,
+                                                           "generic": 35.4, "hdd": 400.0}))
+    rows = select.rank(pts, None, None)
+    assert rows[0]["model"] == "ssd" and "nvme0n1" in rows[0]["tie_break"]
+    line = select.verdict(rows, 3)[0]
+    assert line.startswith("auto: ssd wins") and "tied with cloud" in line
+    # no name: the better score wins the tie
+    assert select.rank(_fake_points([1, 2], [1e5, 1.8e5]), None, None)[0]["model"] == "cloud"
+    # a clear winner is kept whatever the name says
+    monkeypatch.setattr(select, "cross_validate", fake_cv({"cloud": 20.0, "ssd": 30.2,
+                                                           "generic": 35.4, "hdd": 400.0}))
+    rows = select.rank(pts, None, None)
+    assert rows[0]["model"] == "cloud" and "tie_break" not in rows[0]
+
+
+def test_the_fit_asks_the_family_interface_not_the_kind():
+    from iosim.devices import DEVICE_KINDS
+    from iosim.dists import Distribution
+    from iosim.spec import SpecError
+
+    for kind, cls in DEVICE_KINDS.items():
+        for f in cls.service_fields:  # every declared field holds a service distribution
+            assert f in cls.__dataclass_fields__, (kind, f)
+    ssd = _ssd(8, 100e-6, 10e-6).device
+    view = ssd.queueing_view()
+    assert view.random_routing and view.units == 8 and view.delay_s == pytest.approx(10e-6)
+    assert view.service_s == pytest.approx(100e-6)
+    assert all(isinstance(getattr(ssd, f), Distribution) for f in ssd.service_fields)
+    cloud = MODELS["cloud"].stack().device.queueing_view()
+    assert not cloud.random_routing and cloud.bucket_iops == pytest.approx(1e6)
+    # a family that is not a product-form network is refused in one line
+    hdd = MODELS["hdd-ncq"].stack()
+    assert hdd.device.queueing_view() is None
+    with pytest.raises(SpecError, match="not a product-form network"):
+        surrogate(hdd, [Workload(iodepth=4)])
+    # the scv shapes every service field of the family, each keeping its mean
+    st = _build_stack(MODELS["ssd"].stack(), {"device.die_read_s": 90e-6,
+                                              "device.die_write_s": 400e-6,
+                                              "device.service.scv": 0.25})
+    assert st.device.read_s.mean_s == pytest.approx(90e-6)
+    assert st.device.program_s.mean_s == pytest.approx(400e-6)
+    assert st.device.read_s.scv == pytest.approx(0.25)
+
+
+def test_host_cpu_contention_is_named_from_the_benchmarks_own_cpu_time():
+    from iosim.fit import _points
+
+    depths = [1, 4, 16, 64]
+    rs = _fake_points(depths, [1e5, 2.8e5, 4e5, 3.25e5], numjobs_sweep=True)
+    for r, cpus in zip(rs, [0.5, 2.2, 3.3, 3.93], strict=True):
+        r.counters = {"cpu_pct": 100 * cpus}
+    out = checks.host_cpu(_points(rs, None), 0.08)
+    assert len(out) == 1 and "5 us at 1 outstanding" in out[0] and "12.1 us at 64" in out[0]
+    # CPU per I/O that falls with depth (libaio batching) or stays flat: nothing
+    for r, cpus in zip(rs, [0.5, 1.2, 1.6, 1.3], strict=True):
+        r.counters = {"cpu_pct": 100 * cpus}
+    assert checks.host_cpu(_points(rs, None), 0.08) == []
+    for r in rs:  # no CPU figures in the file: nothing
+        r.counters = {}
+    assert checks.host_cpu(_points(rs, None), 0.08) == []
+
+
+def test_a_transfer_cap_slower_than_any_link_is_not_the_link():
+    fmt = lambda v, u: f"{v:.3g} {u}"  # noqa: E731
+    out = checks.implausible("ssd", {"device.host_interface_Bps": 1.9e8}, fmt)
+    assert len(out) == 1 and "at least" in out[0] and "SATA 3 Gb/s carries 300 MB/s" in out[0]
+    assert "command" in out[0] and "Serial Attached SCSI" in out[0]
+    # a SATA 6 Gb/s link's own cap, or none at all, is plausible
+    assert checks.implausible("ssd", {"device.host_interface_Bps": 5.5e8}, fmt) == []
+    assert checks.implausible("ssd", {"device.host_interface_Bps": 1e12}, fmt) == []

@@ -9,6 +9,7 @@ from iosim.spec import SpecError
 from iosim.stack import (
     BlockSpec,
     HbaSpec,
+    HostSpec,
     LinkSpec,
     MultipathSpec,
     PathEvent,
@@ -29,7 +30,7 @@ def test_defaults_match_the_documented_schema():
     assert s.multipath.paths == 1 and s.multipath.policy == "round-robin"
     assert s.link.bandwidth_Bps == math.inf
     assert s.device.kind == "generic" and s.device.units == 1
-    assert s.host.overhead.mean_s == 0
+    assert s.host.overhead.mean_s == 0 and s.host.cpus == 0
 
 
 def test_human_units_are_parsed_once_at_construction():
@@ -61,6 +62,8 @@ def test_workload_derived_quantities():
         (lambda: Workload(iodepth=2.5), r"workload.iodepth must be a whole number"),
         (lambda: Workload(rw="random"), r"workload.rw must be one of"),
         (lambda: GenericDevice(units=0), r"device.units must be >= 1 \(got 0\)"),
+        (lambda: HostSpec(cpus=-1), r"host.cpus must be >= 0 \(0: no shared CPU limit\) \(got -1"),
+        (lambda: HostSpec(cpus=1.5), r"host.cpus must be a whole number \(got 1.5\)"),
         (lambda: GenericDevice(service="exp:-2ms"), r"device.service"),
         (
             lambda: MultipathSpec(paths=1, failures=[{"path": 0, "fail_at_s": "1ms"}]),
@@ -89,6 +92,7 @@ def test_specs_are_frozen():
 
 def test_toml_round_trip(tmp_path):
     stack = Stack(
+        host=HostSpec(overhead="exp:20us", cpus=4),
         hba=HbaSpec(queue_depth=4),
         multipath=MultipathSpec(
             paths=2,
@@ -131,8 +135,9 @@ def test_dotted_overrides():
         Stack(),
         Workload(),
         parse_assignments(["hba.queue_depth=4", "device.units=16", "workload.numjobs=8",
-                           "device.service=exp:1ms", "workload.bs_unused=1"][:4]),
+                           "device.service=exp:1ms", "host.cpus=4", "workload.bs_unused=1"][:5]),
     )
+    assert stack.host.cpus == 4
     assert stack.hba.queue_depth == 4 and stack.device.units == 16
     assert stack.device.service == Exponential(1e-3)
     assert wl.numjobs == 8

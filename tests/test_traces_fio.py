@@ -99,6 +99,9 @@ def test_json_per_job_entries_are_summed():
     assert c[0].iops == approx(sum(j["write"]["iops"] for j in raw["jobs"]))
     assert c[0].params["numjobs"] == 8
     assert c[0].extra["merged_entries"] == 8
+    # the jobs' CPU time (user + system, % of one CPU) is summed too: the CPUs they kept busy
+    assert c[0].counters["cpu_pct"] == approx(
+        sum(j["usr_cpu"] + j["sys_cpu"] for j in raw["jobs"]))
     each = read_fio_json(
         corpus("fio-json/fio333-nvme-iouring-randwrite-qd1-nj08-perjob-sweep.json"), merge="none"
     )

@@ -21,6 +21,10 @@ member                      what it says
 ``capacity_bytes``          the addressable size where the family has one (None otherwise)
 ``assumptions``             the settings that change the answer most, in a few words each
 ``widget_controls``         the device controls an explorer widget offers for the family
+``service_fields``          the fields holding per-request service-time distributions, which
+                            a fit sets (their means) and shapes (one scv for all)
+``queueing_view``           the device as a product-form network (:class:`QueueingView`, what
+                            the fit's analytic surrogate solves), None where it is not one
 ``limits``                  the above gathered for one request size and workload
 ==========================  ===================================================================
 """
@@ -36,7 +40,8 @@ from ..spec import SpecError
 #: administrative caps: (IOPS, bytes/s), None where there is no cap
 Caps = tuple[float | None, float | None]
 
-__all__ = ["Caps", "DeviceFamily", "DeviceLimits", "known_quantile_s", "mixed_cap"]
+__all__ = ["Caps", "DeviceFamily", "DeviceLimits", "QueueingView", "known_quantile_s",
+           "mixed_cap"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,30 @@ class DeviceLimits:
         if self.iops_cap:
             bounds.append(self.iops_cap)
         return min(bounds)
+
+
+@dataclass(frozen=True)
+class QueueingView:
+    """A device as stations of a product-form queueing network (SI units): ``units`` servers
+    of mean ``service_s`` (plus ``media_rate_Bps`` transfer) behind one queue, or, with
+    ``random_routing``, ``units`` queues each request joins at random (an SSD's dies); a write's
+    own time ``write_service_s`` (None: as a read); a pure delay ``delay_s``; the host
+    interface's cap per direction; token buckets: one cap on all I/Os (``bucket_iops``, each I/O
+    counting ceil(size / ``io_unit_bytes``) operations) and caps per direction, each its own
+    bucket or one shared budget."""
+
+    service_s: float
+    units: float
+    media_rate_Bps: float = math.inf
+    random_routing: bool = False
+    write_service_s: float | None = None
+    delay_s: float = 0.0
+    host_if_Bps: float = math.inf
+    bucket_iops: float = math.inf
+    io_unit_bytes: float = math.inf
+    read_bucket_iops: float = math.inf
+    write_bucket_iops: float = math.inf
+    shared_budget: bool = False
 
 
 def known_quantile_s(dist: Any, q: float) -> float | None:
@@ -115,6 +144,14 @@ class DeviceFamily:
     capacity_bytes: float | None = None
     #: the failed-unit field ``degraded`` lowers by one (None: the family cannot run degraded)
     degraded_field: ClassVar[str | None] = "units"
+    #: the fields holding per-request service-time distributions that a fit sets and shapes
+    #: (a family whose times follow from its geometry, or that has none, lists none)
+    service_fields: ClassVar[tuple[str, ...]] = ()
+
+    def queueing_view(self) -> QueueingView | None:
+        """The device as a product-form network (what the fit's surrogate solves); None where
+        it is not one (a disk reordering its queue, a RAID)."""
+        return None
 
     @property
     def warmup_ios(self) -> int:

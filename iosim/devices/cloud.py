@@ -31,9 +31,9 @@ from typing import ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, SpecError, fld
-from .base import Caps, DeviceFamily, known_quantile_s, mixed_cap
+from .base import Caps, DeviceFamily, QueueingView, known_quantile_s, mixed_cap
 
-__all__ = ["CloudDevice", "bucket_take", "bucket_plan", "io_units"]
+__all__ = ["CloudDevice", "bucket_take", "bucket_plan", "bucket_cost", "io_units", "COST_CODES"]
 
 
 def bucket_take(tokens: float, t_last: float, now: float, rate: float, capacity: float,
@@ -54,6 +54,34 @@ def io_units(size_bytes: float, io_unit_bytes: float) -> float:
     if math.isinf(io_unit_bytes):
         return 1.0
     return float(max(1, math.ceil(size_bytes / io_unit_bytes)))
+
+
+#: what a request pays a bucket (the "what" of bucket_plan), as the codes bucket_cost takes
+COST_CODES = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
+              "write_bytes": 5, "op_share": 6, "byte_share": 7}
+
+
+def bucket_cost(what: int, size_bytes: float, is_read: bool, ops: float, read_iops: float,
+                write_iops: float, read_Bps: float, write_Bps: float) -> float:
+    """What a request of ``size_bytes`` counting as ``ops`` operations (:func:`io_units`) pays
+    a bucket: ``what`` is a code of :data:`COST_CODES` (operations, bytes, either for one
+    direction only, or a share of the direction's limit for a budget that reads and writes
+    share). The one definition for both engines (the fast one compiles it)."""
+    if what == 0:
+        return ops
+    if what == 1:
+        return size_bytes
+    if what == 2:
+        return ops if is_read else 0.0
+    if what == 3:
+        return 0.0 if is_read else ops
+    if what == 4:
+        return size_bytes if is_read else 0.0
+    if what == 5:
+        return 0.0 if is_read else size_bytes
+    if what == 6:
+        return ops / (read_iops if is_read else write_iops)
+    return size_bytes / (read_Bps if is_read else write_Bps)
 
 
 def bucket_plan(spec: CloudDevice) -> list[tuple[str, float, float, str]]:
@@ -175,6 +203,16 @@ class CloudDevice(DeviceFamily, Spec):
             dists.append(self.write_latency)
         known = [known_quantile_s(d, q) for d in dists]
         return None if None in known else min(known) + size_bytes / self.media_rate_Bps
+
+    def queueing_view(self) -> QueueingView:
+        """Many I/Os in flight through the latency floor (``units`` of them), behind the
+        token buckets."""
+        return QueueingView(service_s=self.latency.mean_s, units=float(self.units),
+                            media_rate_Bps=self.media_rate_Bps, bucket_iops=self.iops_limit,
+                            io_unit_bytes=self.io_unit_bytes,
+                            read_bucket_iops=self.read_iops_limit,
+                            write_bucket_iops=self.write_iops_limit,
+                            shared_budget=self.cap_model == "shared")
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

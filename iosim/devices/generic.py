@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
-from .base import DeviceFamily, known_quantile_s
+from .base import DeviceFamily, QueueingView, known_quantile_s
 
 __all__ = ["GenericDevice", "generic_service_s"]
 
@@ -30,6 +30,7 @@ class GenericDevice(DeviceFamily, Spec):
     section = "device"
     kind: ClassVar[str] = "generic"
     widget_controls: ClassVar[tuple[str, ...]] = ("units",)
+    service_fields: ClassVar[tuple[str, ...]] = ("service",)
 
     units: int = fld(1, "int")
     service: Distribution = fld(Deterministic(0.00046), "dist")
@@ -48,6 +49,10 @@ class GenericDevice(DeviceFamily, Spec):
     ) -> float | None:
         base = known_quantile_s(self.service, q)
         return None if base is None else generic_service_s(base, size_bytes, self.media_rate_Bps)
+
+    def queueing_view(self) -> QueueingView:
+        return QueueingView(service_s=self.service.mean_s, units=float(self.units),
+                            media_rate_Bps=self.media_rate_Bps)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

@@ -55,7 +55,7 @@ import numpy as np
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
 from ..units import show_size
-from .base import DeviceFamily
+from .base import DeviceFamily, QueueingView
 
 __all__ = [
     "SsdDevice",
@@ -160,6 +160,7 @@ class SsdDevice(DeviceFamily, Spec):
     kind: ClassVar[str] = "ssd"
     widget_controls: ClassVar[tuple[str, ...]] = ("channels", "dies")
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
+    service_fields: ClassVar[tuple[str, ...]] = ("read_s", "program_s")
 
     channels: int = fld(8, "int")
     dies_per_channel: int = fld(4, "int")
@@ -274,6 +275,14 @@ class SsdDevice(DeviceFamily, Spec):
     def assumptions(self) -> list[str]:
         buf = self.write_buffer_bytes
         return [f"write buffer {'off' if not buf else show_size(buf)}"]
+
+    def queueing_view(self) -> QueueingView:
+        """Each request joins the queue of the die its address maps to (random routing over
+        the dies), with the controller's time as a delay and the host interface as a cap."""
+        return QueueingView(service_s=self.mean_read_s, units=float(self.dies),
+                            random_routing=True, write_service_s=self.mean_program_s,
+                            delay_s=self.controller_overhead_s,
+                            host_if_Bps=self.host_interface_Bps)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

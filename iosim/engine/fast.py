@@ -30,11 +30,14 @@ reference engine.
   natively (no Python per draw); each stream is drawn in the same order as in the reference.
   So a run gives the same Results as the reference, figure for figure, on random stacks as on
   deterministic ones, and common random numbers across a sweep are kept.
-* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``io_units``,
+* **Shared physics.** The physics (``generic_service_s``, ``bucket_take``, ``bucket_cost``,
   ``ssd_pages``, ``ssd_die_of_page``, ``ssd_page_slow``, RAID's ``raid_plan``,
-  ``raid_rebuild_plan`` and ``raid_row_end_at``), the sampler (``sample_code``) and the
-  histogram bucketing (``bucket_index``) are the very functions the reference uses, compiled
-  with ``numba.njit``; nothing is copied. The HDD's are the one-address forms in
+  ``raid_rebuild_plan`` and ``raid_row_end_at``, the array's ``array_group_of`` and
+  ``array_read_hit``) and the sampler (``sample_code``) are the very functions the reference
+  uses, compiled with ``numba.njit``; nothing is copied. The histogram bucketing is
+  ``fast_core.bucket_of``, which reads the float's bits instead of calling ``math.frexp`` like
+  the Recorder's ``bucket_index`` (tested equal on every finite value). The HDD's are the
+  one-address forms in
   ``iosim.devices.hdd`` (``*_one``) of the array functions ``HddModel`` calls, equal to them
   bit for bit (tested). The compile cache is keyed on those files too, so
   editing one recompiles.
@@ -64,7 +67,14 @@ from numba.typed import List
 
 from ..devices import under_workload
 from ..devices.array import ArrayDevice, array_group_of, array_read_hit
-from ..devices.cloud import CloudDevice, bucket_plan, bucket_take, io_units
+from ..devices.cloud import (
+    COST_CODES,
+    CloudDevice,
+    bucket_cost,
+    bucket_plan,
+    bucket_take,
+    io_units,
+)
 from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
@@ -81,13 +91,32 @@ from ..rng import Streams
 from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
+from . import fast_core, fast_stats, progress
 from . import fast_hdd as fh
+from . import fast_multipath as fmp
 from . import fast_raid as fr
-from . import progress
+from .fast_core import (
+    bucket_of,
+    free_owners,
+    heap_pop,
+    heap_push,
+    res_release,
+    res_request,
+    res_trigger,
+    ring_pop,
+    ring_push,
+    unmanaged_generator,
+)
+from .fast_core import schedule as fc_schedule
+from .fast_core import space_give as fc_space_give
+from .fast_core import space_take as fc_space_take
+from .fast_core import unmanaged as _um
+from .fast_multipath import mp_acquire, mp_dispatch
+from .fast_stats import batch_add, hist_add, level_change
 from .jit import announce_compile
-from .recorder import Batches, LogHist, TimeAvg, batches_for, bucket_index
+from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
-from .trace_source import TraceSource
+from .trace_source import TraceSource, active_source, reading
 
 __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of"]
 
@@ -105,6 +134,9 @@ _DEPENDS = [
     _HERE.parent.parent / "devices" / "ssd.py",
     _HERE.parent.parent / "devices" / "hdd.py",
     _HERE.parent / "fast_hdd.py",
+    _HERE.parent / "fast_core.py",
+    _HERE.parent / "fast_stats.py",
+    _HERE.parent / "fast_multipath.py",
     _HERE.parent.parent / "devices" / "raid.py",
     _HERE.parent.parent / "devices" / "array.py",
     _HERE.parent / "fast_raid.py",
@@ -165,24 +197,32 @@ def _install_cache_locator() -> None:
 _install_cache_locator()
 
 # -- the shared functions, compiled ------------------------------------------------------------
+# (the two called for every I/O are inlined into the kernel: 3 % faster on the simplest stack)
 
-_service_s = numba.njit(generic_service_s)
+_service_s = numba.njit(inline="always")(generic_service_s)
 _bucket_take = numba.njit(bucket_take)
+_bucket_cost = numba.njit(bucket_cost)
 _io_units = numba.njit(io_units)
 _ssd_pages = numba.njit(ssd_pages)
 _ssd_die_of_page = numba.njit(ssd_die_of_page)
 _ssd_page_slow = numba.njit(ssd_page_slow)
 _ssd_group_bytes = numba.njit(ssd_group_bytes)
-_sample_code = numba.njit(sample_code)
-_bucket = numba.njit(bucket_index)
+_sample_code = numba.njit(inline="always")(sample_code)
 _array_group_of = numba.njit(array_group_of)
 _array_read_hit = numba.njit(array_read_hit)
 NBINS = LogHist().counts.shape[0]
 
 
+@numba.njit(inline="always")
+def _bucket(value_s):
+    """recorder.bucket_index, read off the float's bits (fast_core.bucket_of; tested equal)."""
+    return bucket_of(value_s, NBINS)
+
+
+
 # -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the stack, the cloud and the SSD; 64-95: the HDD; 96-123: RAID; 128-137: the array;
-# 124-127 and 138-255 free
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD (80: the host's shared CPUs); 96-123:
+# RAID; 128-137: the array; 124-127 and 138-255 free
 
 KB = 8
 KMASK = 255
@@ -269,6 +309,7 @@ K_HDD_CMD = 76  # inline: past the overhead: buffer, cache or media
 K_HDD_HIT = 77  # inline: answered from the buffer
 K_HDD_MEDIA = 78  # inline: a media operation for the actuator; wait for it
 K_HDD_LOOP = 79  # inline: the actuator's loop top: pick the next media operation
+K_JOB_HOST = 80  # one of the host's shared CPUs (host.cpus) granted: spend the overhead
 # 96-127: RAID (RaidModel): the controller and its ops (x: the attempt, an op or an epoch) and
 # the member I/Os (x: the member I/O; a member disk's steps are the K_HDD_* ones)
 K_R_OVH = 96  # controller overhead spent
@@ -318,22 +359,27 @@ DEV_GENERIC, DEV_CLOUD, DEV_SSD, DEV_HDD = 0, 1, 2, 3
 DEV_RAID = 4
 DEV_ARRAY = 5  # (over RAID groups)
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
-CLOUD_COSTS = {"ops": 0, "bytes": 1, "read_ops": 2, "write_ops": 3, "read_bytes": 4,
-               "write_bytes": 5, "op_share": 6, "byte_share": 7}
+CLOUD_COSTS = COST_CODES
 
 # ctl slots (int64 scalars shared with helpers)
 (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
 NCTL = 12
+assert (C_WH, C_WC, C_RR) == (fmp.C_WH, fmp.C_WC, fmp.C_RR)  # fast_multipath's slots
+assert (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_OVF) == (  # the slots fast_core uses
+    fast_core.C_HN, fast_core.C_SEQ, fast_core.C_UH, fast_core.C_UC, fast_core.C_FH,
+    fast_core.C_FC, fast_core.C_OVF) and NCTL == fast_core.NCTL
 # FifoSpace instances (SsdModel's write and read buffers)
 SP_WRITE, SP_READ = 0, 1
 SP_RAID = 2  # the RAID controller's write-back cache (bytes)
 
 # levels (TimeAvg) in recorder order
 L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
+assert L_HOST == fast_stats.HOST_LEVEL  # (the level whose depth histogram is kept)
 # histograms in recorder order
 H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
 
-POLICY_CODES = {"round-robin": 0, "queue-length": 1, "service-time": 2}
+POLICY_CODES = {"round-robin": fmp.ROUND_ROBIN, "queue-length": fmp.QUEUE_LENGTH,
+                "service-time": fmp.SERVICE_TIME}
 
 # status codes (BEYOND: an HDD I/O past the capacity, which the reference refuses)
 OK, OVERFLOW, STALLED, BEYOND = 0, 1, 2, 3
@@ -358,10 +404,38 @@ def _progress_tick(done: int) -> None:
     progress.tick(done)
 
 
+# -- the trace a replay streams in (``engine.trace_source``) -------------------------------------
+# The kernel reads the trace from fixed buffers and writes completions to fixed buffers; when
+# one runs out, it calls the source being read (``trace_source.reading``) through object mode.
+
+
+TRACE_REFILL, TRACE_FLUSH = range(2)
+
+
+def _trace_op(op: int, a: int, t0: float) -> int:
+    """Refill the input buffers from request ``a`` on (their count), or hand ``a``
+    completions to the source (``t0``: when request 0 was issued)."""
+    if op == TRACE_REFILL:
+        return active_source().refill(a)
+    active_source().flush(a, t0)
+    return 0
+
+
+@numba.njit(cache=True)
+def _trace_call(op, a, t0):
+    # one object-mode block for all the kernel's calls (each block costs memory when loaded)
+    with numba.objmode(got="int64"):
+        got = _trace_op(op, a, t0)
+    return got
+
+
 # -- the compiled event loop ---------------------------------------------------------------------
-# The helpers are closures over the kernel's arrays, taking only scalars: numba inlines them
-# without reference counting the arrays at each call (which cost ~45 % of the run time when
-# they were functions taking the arrays as arguments).
+# The helpers are closures over the kernel's arrays, taking only scalars, and call the small
+# inlined functions of fast_core, fast_stats and fast_multipath. The arrays are views without
+# an owner (fast_core.unmanaged): numba reference-counted every array at every inlined closure
+# call (~45 % of the run time in perf) and would do the same for the inlined functions' array
+# arguments. Functions that are not inlined and take arrays stay slow (each array is passed as
+# seven scalars): keep them off the per-event path.
 
 # integer parameters
 (P_NJOBS, P_IODEPTH, P_OPEN, P_POISSON, P_OVH_ON, P_SERIAL, P_OVH_CODE, P_SVC_CODE, P_UNITS,
@@ -369,7 +443,8 @@ def _progress_tick(done: int) -> None:
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
  P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
  P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP, P_TRACE, P_PROGRESS) = range(42)
-NIP = 42
+NIP = 43
+P_HOST_CPUS = 42  # host.cpus: CPUs shared by all jobs' overhead periods (0: no shared limit)
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
@@ -439,7 +514,8 @@ WITH_RAID = True
 
 def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
-            tr_size, tr_read, tr_gap, tr_lat, tr_issue, hp, hxp, hfp, rp, rc, rcf, mrngs):
+            tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done, hp, hxp, hfp, rp, rc, rcf,
+            mrngs):
     njobs = ip[P_NJOBS]
     iodepth = ip[P_IODEPTH]
     open_loop = ip[P_OPEN] != 0
@@ -515,12 +591,18 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     prog_b = fp[F_PROG_B]
     prog2_a = fp[F_PROG2_A]
     prog2_b = fp[F_PROG2_B]
-    # trace replay: the I/Os come from the tr_* arrays, in order (TraceSource)
+    # trace replay: the I/Os come from the tr_* buffers, in order (TraceSource): request
+    # tr_next is at tr_next - tr_base while tr_next < tr_n; completions go to tr_done/tr_issue/
+    # tr_lat (request, issue time, latency), handed over when full
     tr_mode = ip[P_TRACE]
     progress_every = ip[P_PROGRESS]  # completions between progress reports (0: none)
-    tr_n = tr_arr.shape[0] if tr_mode != TR_NONE else 0
+    tr_n = ip[P_IOS] + ip[P_WARMUP] if tr_mode != TR_NONE else 0
     tr_speed = fp[F_SPEED]
     tr_next = 0
+    tr_base = 0
+    tr_nout = 0
+    tr_t0 = 0.0  # when request 0 was issued
+    tr_len = _trace_call(TRACE_REFILL, 0, 0.0) if tr_n > 0 else 0
 
     # RAID: ops (a request's or a destage's RaidModel._execute) and their member I/Os; an
     # array runs one RAID set per group (g), each member disk (dv) at g * r_stride + member
@@ -539,26 +621,33 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     micap = rocap * prows if raid else 1
     r_extra = (micap + rocap + rrcap + r_groups * (r_stride + 4)) if raid else 0  # events
 
+    # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
+    # closures); ``keep`` holds their owners until the results are copied out at the end.
+    keep = [np.empty(0, np.uint8)]
+    rng_io = unmanaged_generator(rng_io)  # (the caller's arguments keep them alive)
+    rng_dev = unmanaged_generator(rng_dev)
+    rng_arr = unmanaged_generator(rng_arr)
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
-    ht = np.empty(hcap)
-    hs = np.empty(hcap, np.int64)
-    hc = np.empty(hcap, np.int64)
+    ht = _um(np.empty(hcap), keep)
+    hs = _um(np.empty(hcap, np.int64), keep)
+    hc = _um(np.empty(hcap, np.int64), keep)
     ucap = nslots + rqcap + atcap + dpcap + nfail + 8 + r_extra
-    uq = np.empty(ucap, np.int64)
+    uq = _um(np.empty(ucap, np.int64), keep)
+    host_cpus = ip[P_HOST_CPUS]
     nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0) + (
-        (r_groups * (1 + r_stride) + 3) if raid else 0)
+        (r_groups * (1 + r_stride) + 3) if raid else 0) + 1
     fcap = (2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
             + 2 * r_extra)
-    fq = np.empty(fcap, np.int64)
-    ctl = np.zeros(NCTL, np.int64)
+    fq = _um(np.empty(fcap, np.int64), keep)
+    ctl = _um(np.zeros(NCTL, np.int64), keep)
 
     # resources: 0 device units, 1 nr_requests, 2.. job CPUs, then link down/up per path
     r_units = 0
     r_nr = 1
     r_cpu0 = 2
     r_link0 = 2 + njobs
-    res = np.zeros((nres, 7), np.int64)
+    res = _um(np.zeros((nres, 7), np.int64), keep)
     res[:, R_CAP] = 1
     res[:, R_QCAP] = 1
     res[r_units, R_CAP] = ip[P_UNITS]
@@ -601,6 +690,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         res[r_adestage, R_CAP] = max(1, int(rp[RP_A_DLIMIT]))
         res[r_adestage, R_QCAP] = aocap
         res[r_apace, R_QCAP] = aocap
+    r_hcpu = nres - 1  # the host's shared CPUs (last: the other indices stay as they were)
+    res[r_hcpu, R_CAP] = max(1, host_cpus)
+    res[r_hcpu, R_QCAP] = max(1, nslots)
     for r in range(1, nres):
         res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
     # A resource that can never have a waiter (more slots than possible holders) has inert
@@ -619,84 +711,87 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         if qd <= 1:
             for p in range(2 * npaths):
                 res[r_link0 + p, R_NOWAIT] = 1
-    rq = np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64)
+    rq = _um(np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64), keep)
 
     # multipath
-    p_alive = np.ones(npaths, np.bool_)
-    p_out = np.zeros(npaths, np.int64)
-    p_bytes = np.zeros(npaths)
-    p_epoch = np.zeros(npaths, np.int64)
-    p_gen = np.zeros(npaths, np.int64)
-    wq = np.empty(rqcap, np.int64)
+    p_alive = _um(np.ones(npaths, np.bool_), keep)
+    p_out = _um(np.zeros(npaths, np.int64), keep)
+    p_bytes = _um(np.zeros(npaths), keep)
+    p_epoch = _um(np.zeros(npaths, np.int64), keep)
+    p_gen = _um(np.zeros(npaths, np.int64), keep)
+    wq = _um(np.empty(rqcap, np.int64), keep)
 
     # I/Os, block requests, path attempts (pools with free lists)
-    io_read = np.zeros(iocap, np.bool_)
-    io_size = np.zeros(iocap)
-    io_t = np.zeros(iocap)
-    io_parts = np.zeros(iocap, np.int64)
-    io_slot = np.zeros(iocap, np.int64)
-    io_off = np.zeros(iocap)
-    io_idx = np.zeros(iocap, np.int64)  # trace replay: the request's index in the trace
-    io_free = np.arange(iocap - 1, -1, -1).astype(np.int64)
+    io_read = _um(np.zeros(iocap, np.bool_), keep)
+    io_size = _um(np.zeros(iocap), keep)
+    io_t = _um(np.zeros(iocap), keep)
+    io_parts = _um(np.zeros(iocap, np.int64), keep)
+    io_slot = _um(np.zeros(iocap, np.int64), keep)
+    io_off = _um(np.zeros(iocap), keep)
+    io_idx = _um(np.zeros(iocap, np.int64), keep)  # trace replay: the request's index in the trace
+    io_free = _um(np.arange(iocap - 1, -1, -1).astype(np.int64), keep)
     n_io_free = iocap
-    rq_io = np.zeros(rqcap, np.int64)
-    rq_size = np.zeros(rqcap)
-    rq_read = np.zeros(rqcap, np.bool_)
-    rq_off = np.zeros(rqcap)
-    rq_tb = np.zeros(rqcap)
-    rq_path = np.zeros(rqcap, np.int64)
-    rq_epoch = np.zeros(rqcap, np.int64)
-    rq_att = np.full(rqcap, -1, np.int64)
-    rq_cond = np.zeros(rqcap, np.int64)
-    rq_regp = np.zeros(rqcap, np.int64)
-    rq_regg = np.zeros(rqcap, np.int64)
-    rq_regs = np.zeros(rqcap, np.int64)
-    rq_free = np.arange(rqcap - 1, -1, -1).astype(np.int64)
+    rq_io = _um(np.zeros(rqcap, np.int64), keep)
+    rq_size = _um(np.zeros(rqcap), keep)
+    rq_read = _um(np.zeros(rqcap, np.bool_), keep)
+    rq_off = _um(np.zeros(rqcap), keep)
+    rq_tb = _um(np.zeros(rqcap), keep)
+    rq_path = _um(np.zeros(rqcap, np.int64), keep)
+    rq_epoch = _um(np.zeros(rqcap, np.int64), keep)
+    rq_att = _um(np.full(rqcap, -1, np.int64), keep)
+    rq_cond = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regp = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regg = _um(np.zeros(rqcap, np.int64), keep)
+    rq_regs = _um(np.zeros(rqcap, np.int64), keep)
+    rq_free = _um(np.arange(rqcap - 1, -1, -1).astype(np.int64), keep)
     n_rq_free = rqcap
-    at_req = np.zeros(atcap, np.int64)
-    at_path = np.zeros(atcap, np.int64)
-    at_epoch = np.zeros(atcap, np.int64)
-    at_size = np.zeros(atcap)
-    at_read = np.zeros(atcap, np.bool_)
-    at_tdev = np.zeros(atcap)
-    at_state = np.zeros(atcap, np.int64)  # fault mode: 1 ended, 2 end processed, 4 detached
-    at_free = np.arange(atcap - 1, -1, -1).astype(np.int64)
+    at_req = _um(np.zeros(atcap, np.int64), keep)
+    at_path = _um(np.zeros(atcap, np.int64), keep)
+    at_epoch = _um(np.zeros(atcap, np.int64), keep)
+    at_size = _um(np.zeros(atcap), keep)
+    at_read = _um(np.zeros(atcap, np.bool_), keep)
+    at_tdev = _um(np.zeros(atcap), keep)
+    at_state = _um(np.zeros(atcap, np.int64),
+        keep)  # fault mode: 1 ended, 2 end processed, 4 detached
+    at_free = _um(np.arange(atcap - 1, -1, -1).astype(np.int64), keep)
     n_at_free = atcap
-    slot_z = np.zeros(max(1, nslots))
-    at_left = np.zeros(atcap, np.int64)  # SSD: die processes the attempt still waits for
-    at_first = np.zeros(atcap, np.int64)  # SSD: the request's first page, pages, mode
-    at_npg = np.zeros(atcap, np.int64)
-    at_mode = np.zeros(atcap, np.int64)
+    slot_z = _um(np.zeros(max(1, nslots)), keep)
+    at_left = _um(np.zeros(atcap, np.int64),
+        keep)  # SSD: die processes the attempt still waits for
+    at_first = _um(np.zeros(atcap, np.int64), keep)  # SSD: the request's first page, pages, mode
+    at_npg = _um(np.zeros(atcap, np.int64), keep)
+    at_mode = _um(np.zeros(atcap, np.int64), keep)
     # SSD: the FifoSpaces (write buffer bytes, read buffer pages): room, waiters' codes, amounts
     # (then each RAID set's cache, then the array's)
-    sp_free = np.zeros(3 + r_groups)
+    sp_free = _um(np.zeros(3 + r_groups), keep)
     sp_free[SP_WRITE] = s_wbuf
     sp_free[SP_READ] = float(s_rbufp)
     for g in range(r_groups):
         sp_free[SP_RAID + g] = rp[RP_CACHE] if raid else 0.0
     sp_free[SP_RAID + r_groups] = rp[RP_A_CACHE] if array else 0.0
     spcap = max(1, atcap, dpcap, rrcap if raid else 1)
-    sp_code = np.zeros((3 + r_groups, spcap), np.int64)
-    sp_amt = np.zeros((3 + r_groups, spcap))
-    sp_hc = np.zeros((3 + r_groups, 2), np.int64)  # per space: head, count
-    dirty = np.zeros(1)  # SSD: buffered bytes no die has taken yet
+    sp_code = _um(np.zeros((3 + r_groups, spcap), np.int64), keep)
+    sp_amt = _um(np.zeros((3 + r_groups, spcap)), keep)
+    sp_hc = _um(np.zeros((3 + r_groups, 2), np.int64), keep)  # per space: head, count
+    dirty = _um(np.zeros(1), keep)  # SSD: buffered bytes no die has taken yet
     # SSD: dies with no background program (FIFO, channel first) and their program units
-    idle_q = np.zeros(max(1, s_ndies), np.int64)
+    idle_q = _um(np.zeros(max(1, s_ndies), np.int64), keep)
     if ssd:
         for way in range(s_dpc):
             for ch in range(s_nch):
                 idle_q[way * s_nch + ch] = ch * s_dpc + way
         ctl[C_IC] = s_ndies
-    die_units = np.zeros(max(1, s_ndies), np.int64)
-    dp_mode = np.zeros(dpcap, np.int64)
-    dp_att = np.zeros(dpcap, np.int64)  # SSD die processes: attempt, first page, pages
-    dp_l0 = np.zeros(dpcap, np.int64)
-    dp_die = np.zeros(dpcap, np.int64)
-    dp_slow = np.zeros(dpcap, np.bool_)  # a background program unit on slow (MSB) pages
-    dp_np = np.zeros(dpcap, np.int64)
-    dp_room = np.zeros(dpcap, np.int64)  # read buffer pages a read die process holds
-    dp_bytes = np.zeros(dpcap)  # the bytes a read die process sends across the host link
-    dp_free = np.arange(dpcap - 1, -1, -1).astype(np.int64)
+    die_units = _um(np.zeros(max(1, s_ndies), np.int64), keep)
+    dp_mode = _um(np.zeros(dpcap, np.int64), keep)
+    dp_att = _um(np.zeros(dpcap, np.int64), keep)  # SSD die processes: attempt, first page, pages
+    dp_l0 = _um(np.zeros(dpcap, np.int64), keep)
+    dp_die = _um(np.zeros(dpcap, np.int64), keep)
+    dp_slow = _um(np.zeros(dpcap, np.bool_), keep)  # a background program unit on slow (MSB) pages
+    dp_np = _um(np.zeros(dpcap, np.int64), keep)
+    dp_room = _um(np.zeros(dpcap, np.int64), keep)  # read buffer pages a read die process holds
+    dp_bytes = _um(np.zeros(dpcap),
+        keep)  # the bytes a read die process sends across the host link
+    dp_free = _um(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep)
     n_dp_free = dpcap
     regseq = 0
     # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
@@ -711,20 +806,21 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     h_iface = hp[fh.H_IFACE]
     h_iface_finite = (hdd or raid_hdd) and math.isfinite(h_iface)
     h_tags = int(rp[RP_MUNITS]) if raid_hdd else max(1, atcap)  # commands a disk holds
-    hq = np.zeros((ndisks, h_tags, fh.NO))
-    hq_done = np.zeros((ndisks, h_tags), np.int64)
-    hdp = np.zeros((ndisks, max(1, h_wc), fh.NO))
-    hdp_done = np.zeros((ndisks, max(1, h_wc)), np.int64)
-    h_op = np.zeros((ndisks, fh.NO))
-    h_wait = np.zeros((ndisks, h_tags), np.int64)
+    hq = _um(np.zeros((ndisks, h_tags, fh.NO)), keep)
+    hq_done = _um(np.zeros((ndisks, h_tags), np.int64), keep)
+    hdp = _um(np.zeros((ndisks, max(1, h_wc), fh.NO)), keep)
+    hdp_done = _um(np.zeros((ndisks, max(1, h_wc)), np.int64), keep)
+    h_op = _um(np.zeros((ndisks, fh.NO)), keep)
+    h_wait = _um(np.zeros((ndisks, h_tags), np.int64), keep)
     (HI_QN, HI_DN, HI_FREE, HI_PARKED, HI_WH, HI_WN, HI_CUR) = range(7)
-    hd_i = np.zeros((ndisks, 7), np.int64)
+    hd_i = _um(np.zeros((ndisks, 7), np.int64), keep)
     hd_i[:, HI_FREE] = h_wc
     hd_i[:, HI_PARKED] = 1  # the actuator's first step (its process start) parks it
-    h_head = np.zeros((ndisks, 2))  # cylinder, surface
-    h_ra = np.zeros((ndisks, fh.NRA))
+    h_head = _um(np.zeros((ndisks, 2)), keep)  # cylinder, surface
+    h_ra = _um(np.zeros((ndisks, fh.NRA)), keep)
     h_ra[:, RA_SIZE] = hp[fh.H_RA]
-    h_xfer = np.zeros(max(atcap, micap))  # a read's media transfer time (the interface lag)
+    # a read's media transfer time (the interface lag)
+    h_xfer = _um(np.zeros(max(atcap, micap)), keep)
     # RAID (RaidModel): ops (the attempt they answer, -1 for a destage; the request; member
     # processes still running; phase 0 reads, 1 writes; the writes planned), member I/Os (the
     # member, the I/O, the op), the plan of the op being planned, the coalescer's pending
@@ -735,278 +831,135 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     r_cache = rp[RP_CACHE]
     r_ccount = int(rp[RP_CCOUNT])
     r_ctimeout = rp[RP_CTIMEOUT]
-    ro_att = np.zeros(rocap, np.int64)
-    ro_off = np.zeros(rocap)
-    ro_size = np.zeros(rocap)
-    ro_read = np.zeros(rocap, np.bool_)
-    ro_step = np.zeros(rocap, np.int64)
-    ro_nr = np.zeros(rocap, np.int64)
-    ro_nw = np.zeros(rocap, np.int64)
-    ro_r = np.zeros((rocap * prows, fr.NIO))
-    ro_w = np.zeros((rocap * prows, fr.NIO))
-    ro_resv = np.zeros(rocap, np.bool_)  # the request was re-served (lost an I/O)
-    ro_sw = np.zeros(rocap, np.int64)  # the phase to start: its plan (0 reads, 1 writes), I/Os
-    ro_scnt = np.zeros(rocap, np.int64)
+    ro_att = _um(np.zeros(rocap, np.int64), keep)
+    ro_off = _um(np.zeros(rocap), keep)
+    ro_size = _um(np.zeros(rocap), keep)
+    ro_read = _um(np.zeros(rocap, np.bool_), keep)
+    ro_step = _um(np.zeros(rocap, np.int64), keep)
+    ro_nr = _um(np.zeros(rocap, np.int64), keep)
+    ro_nw = _um(np.zeros(rocap, np.int64), keep)
+    ro_r = _um(np.zeros((rocap * prows, fr.NIO)), keep)
+    ro_w = _um(np.zeros((rocap * prows, fr.NIO)), keep)
+    ro_resv = _um(np.zeros(rocap, np.bool_), keep)  # the request was re-served (lost an I/O)
+    # the phase to start: its plan (0 reads, 1 writes), its I/Os
+    ro_sw = _um(np.zeros(rocap, np.int64), keep)
+    ro_scnt = _um(np.zeros(rocap, np.int64), keep)
     # how it waits for a phase's member processes: all of them, or (a member failing under
     # them) `doomed | failed` then the rest: processes still to end (rest, doomed), I/Os in
     # the phase and at the failing member, doomed ended, registration order, I/Os lost
-    ro_mode = np.zeros(rocap, np.int64)
-    ro_left = np.zeros(rocap, np.int64)
-    ro_dleft = np.zeros(rocap, np.int64)
-    ro_cnt = np.zeros(rocap, np.int64)
-    ro_ndying = np.zeros(rocap, np.int64)
-    ro_doomed = np.zeros(rocap, np.bool_)
-    ro_reg = np.zeros(rocap, np.int64)
-    ro_lost = np.zeros(rocap, np.int64)
-    ro_grp = np.zeros(rocap, np.int64)  # its RAID set
-    ro_free = np.arange(rocap - 1, -1, -1).astype(np.int64)
-    ronf = np.array([rocap])
-    mi_dev = np.zeros(micap, np.int64)
-    mi_off = np.zeros(micap)
-    mi_size = np.zeros(micap)
-    mi_read = np.zeros(micap, np.bool_)
-    mi_ro = np.full(micap, -1, np.int64)
-    mi_dy = np.zeros(micap, np.bool_)  # at the failing member, before the failure
-    mi_free = np.arange(micap - 1, -1, -1).astype(np.int64)
-    rnf = np.array([micap])
-    prd = np.zeros((prows, fr.NIO))
-    pwr = np.zeros((prows, fr.NIO))
-    pms = np.zeros((prows, fr.NIO))
-    pace_s = np.zeros(1)
+    ro_mode = _um(np.zeros(rocap, np.int64), keep)
+    ro_left = _um(np.zeros(rocap, np.int64), keep)
+    ro_dleft = _um(np.zeros(rocap, np.int64), keep)
+    ro_cnt = _um(np.zeros(rocap, np.int64), keep)
+    ro_ndying = _um(np.zeros(rocap, np.int64), keep)
+    ro_doomed = _um(np.zeros(rocap, np.bool_), keep)
+    ro_reg = _um(np.zeros(rocap, np.int64), keep)
+    ro_lost = _um(np.zeros(rocap, np.int64), keep)
+    ro_grp = _um(np.zeros(rocap, np.int64), keep)  # its RAID set
+    ro_free = _um(np.arange(rocap - 1, -1, -1).astype(np.int64), keep)
+    ronf = _um(np.array([rocap]), keep)
+    mi_dev = _um(np.zeros(micap, np.int64), keep)
+    mi_off = _um(np.zeros(micap), keep)
+    mi_size = _um(np.zeros(micap), keep)
+    mi_read = _um(np.zeros(micap, np.bool_), keep)
+    mi_ro = _um(np.full(micap, -1, np.int64), keep)
+    mi_dy = _um(np.zeros(micap, np.bool_), keep)  # at the failing member, before the failure
+    mi_free = _um(np.arange(micap - 1, -1, -1).astype(np.int64), keep)
+    rnf = _um(np.array([micap]), keep)
+    prd = _um(np.zeros((prows, fr.NIO)), keep)
+    pwr = _um(np.zeros((prows, fr.NIO)), keep)
+    pms = _um(np.zeros((prows, fr.NIO)), keep)
+    pace_s = _um(np.zeros(1), keep)
     # each member's busy units (a failing member's are withdrawn when it dies)
-    dv_busy = np.zeros(max(1, ndisks, r_groups * r_stride), np.int64)
-    dv_dead = np.zeros(max(1, ndisks, r_groups * r_stride), np.int64)
-    co_pend = np.zeros((r_groups, max(1, rrcap)), np.int64)
+    dv_busy = _um(np.zeros(max(1, ndisks, r_groups * r_stride), np.int64), keep)
+    dv_dead = _um(np.zeros(max(1, ndisks, r_groups * r_stride), np.int64), keep)
+    co_pend = _um(np.zeros((r_groups, max(1, rrcap)), np.int64), keep)
     # a request at a RAID set (RaidModel.serve): an attempt at it, or (array) an attempt's or
     # a destage's back-end request (atcap + the destage): its address, size, direction, start
-    rr_off = np.zeros(rrcap)
-    rr_size = np.zeros(rrcap)
-    rr_read = np.zeros(rrcap, np.bool_)
-    rr_t0 = np.zeros(rrcap)
-    rr_grp = np.zeros(rrcap, np.int64)
+    rr_off = _um(np.zeros(rrcap), keep)
+    rr_size = _um(np.zeros(rrcap), keep)
+    rr_read = _um(np.zeros(rrcap, np.bool_), keep)
+    rr_t0 = _um(np.zeros(rrcap), keep)
+    rr_grp = _um(np.zeros(rrcap, np.int64), keep)
     # the array: its destage processes (address, size), its parameters
-    ao_off = np.zeros(aocap)
-    ao_size = np.zeros(aocap)
-    ao_free = np.arange(aocap - 1, -1, -1).astype(np.int64)
-    aonf = np.array([aocap])
+    ao_off = _um(np.zeros(aocap), keep)
+    ao_size = _um(np.zeros(aocap), keep)
+    ao_free = _um(np.arange(aocap - 1, -1, -1).astype(np.int64), keep)
+    aonf = _um(np.array([aocap]), keep)
     a_hit = rp[RP_A_HIT]
     a_cache = rp[RP_A_CACHE]
     a_mirror = rp[RP_A_MIRROR]
     a_rate = rp[RP_A_RATE]
     a_paced = math.isfinite(a_rate)
     a_extent = rp[RP_A_EXTENT]
-    h_bad = np.zeros(2)  # an I/O beyond the capacity: offset, size
+    h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
-    lv = np.zeros((5, 4))  # per level: t_last, t0, area, busy
-    lvl = np.zeros(6, np.int64)  # per level: the level; [5]: TimeAvg's host histogram length
+    lv = _um(np.zeros((5, 4)), keep)  # per level: t_last, t0, area, busy
+    lvl = _um(np.zeros(6, np.int64),
+        keep)  # per level: the level; [5]: TimeAvg's host histogram length
     lvl[5] = 64
-    qdh = np.zeros(iocap + 2)
-    hist = np.zeros((5, NBINS), np.int64)
-    hn = np.zeros(5, np.int64)
-    hf = np.zeros((5, 3))  # per histogram: total, min, max
+    qdh = _um(np.zeros(iocap + 2), keep)
+    hist = _um(np.zeros((5, NBINS), np.int64), keep)
+    hn = _um(np.zeros(5, np.int64), keep)
+    hf = _um(np.zeros((5, 3)), keep)  # per histogram: total, min, max
     hf[:, 1] = np.inf
-    b_sums = np.zeros(nbatch)
-    b_counts = np.zeros(nbatch, np.int64)
-    b_tend = np.zeros(nbatch)
-    b_hist = np.zeros((nbatch, NBINS), np.int32)  # per batch: latency histogram (sectioning)
-    cnt = np.zeros(5, np.int64)
-    cf = np.zeros(2)
-    tot = np.zeros(12, np.int64)
+    b_sums = _um(np.zeros(nbatch), keep)
+    b_counts = _um(np.zeros(nbatch, np.int64), keep)
+    b_tend = _um(np.zeros(nbatch), keep)
+    # per batch: latency histogram (sectioning)
+    b_hist = _um(np.zeros((nbatch, NBINS), np.int32), keep)
+    cnt = _um(np.zeros(5, np.int64), keep)
+    cf = _um(np.zeros(2), keep)
+    tot = _um(np.zeros(12, np.int64), keep)
 
     # -- helpers (closures: scalar arguments only) ----------------------------------------
+    # The event list and the resources are fast_core's functions over the arrays above; these
+    # closures keep the kernel's short names for them.
     def fpush(code):
         """An event triggered now (SimPy ``succeed``): runs after everything already due."""
-        n = ctl[C_FC]
-        if n >= fcap:
-            ctl[C_OVF] = 1
-            return
-        i = ctl[C_FH] + n
-        if i >= fcap:
-            i -= fcap
-        fq[i] = code
-        ctl[C_FC] = n + 1
+        ring_push(fq, ctl, C_FH, C_FC, code)
 
     def upush(code):
         """A process start (SimPy's urgent ``Initialize``): runs before anything else due."""
-        n = ctl[C_UC]
-        if n >= ucap:
-            ctl[C_OVF] = 1
-            return
-        i = ctl[C_UH] + n
-        if i >= ucap:
-            i -= ucap
-        uq[i] = code
-        ctl[C_UC] = n + 1
+        ring_push(uq, ctl, C_UH, C_UC, code)
 
     def hpush(t, code):
-        n = ctl[C_HN]
-        if n >= hcap:
-            ctl[C_OVF] = 1
-            return
-        seq = ctl[C_SEQ]
-        ctl[C_SEQ] = seq + 1
-        i = n
-        while i > 0:
-            p = (i - 1) >> 1
-            tp = ht[p]
-            if tp < t or (tp == t and hs[p] < seq):
-                break
-            ht[i] = tp
-            hs[i] = hs[p]
-            hc[i] = hc[p]
-            i = p
-        ht[i] = t
-        hs[i] = seq
-        hc[i] = code
-        ctl[C_HN] = n + 1
+        heap_push(ht, hs, hc, ctl, t, code)
 
     def hpop():
-        code = hc[0]
-        n = ctl[C_HN] - 1
-        ctl[C_HN] = n
-        if n > 0:
-            t = ht[n]
-            s = hs[n]
-            c = hc[n]
-            i = 0
-            while True:
-                left = 2 * i + 1
-                if left >= n:
-                    break
-                j = left
-                right = left + 1
-                if right < n and (ht[right] < ht[left]
-                                  or (ht[right] == ht[left] and hs[right] < hs[left])):
-                    j = right
-                if ht[j] < t or (ht[j] == t and hs[j] < s):
-                    ht[i] = ht[j]
-                    hs[i] = hs[j]
-                    hc[i] = hc[j]
-                    i = j
-                else:
-                    break
-            ht[i] = t
-            hs[i] = s
-            hc[i] = c
-        return code
+        return heap_pop(ht, hs, hc, ctl)
 
     def schedule(now, delay, code):
         """SimPy ``timeout(delay)``; a delay that does not move the clock is a FIFO event."""
-        t = now + delay
-        if t == now:
-            fpush(code)
-        else:
-            hpush(t, code)
+        fc_schedule(ht, hs, hc, fq, ctl, now, delay, code)
 
     def trigger(r):
-        # simpy's Resource._do_put returns None, so _trigger_put serves at most the head waiter
-        if res[r, R_QCOUNT] > 0 and res[r, R_USERS] < res[r, R_CAP]:
-            h = res[r, R_QHEAD]
-            code = rq[res[r, R_QBASE] + h]
-            h += 1
-            if h >= res[r, R_QCAP]:
-                h = 0
-            res[r, R_QHEAD] = h
-            res[r, R_QCOUNT] -= 1
-            res[r, R_USERS] += 1
-            fpush(code)
+        res_trigger(res, rq, r, fq, ctl)
 
     def request(r, code):
         """simpy ``Resource.request()``: queue FIFO, then serve the head if a slot is free."""
-        n = res[r, R_QCOUNT]
-        if n >= res[r, R_QCAP]:
-            ctl[C_OVF] = 1
-            return
-        i = res[r, R_QHEAD] + n
-        if i >= res[r, R_QCAP]:
-            i -= res[r, R_QCAP]
-        rq[res[r, R_QBASE] + i] = code
-        res[r, R_QCOUNT] = n + 1
-        trigger(r)
+        res_request(res, rq, r, code, fq, ctl)
 
     def release(r):
         # the slot is free at once; waiters are served when the Release event is processed
-        res[r, R_USERS] -= 1
-        if res[r, R_NOWAIT] == 0:
-            fpush((r << KB) | K_RELEASE)
+        res_release(res, r, fq, ctl, (r << KB) | K_RELEASE)
 
     def dispatch():
         """Multipath._dispatch: grant paths to the host queue's head while one is free."""
-        while ctl[C_WC] > 0:
-            req = wq[ctl[C_WH]]
-            rr = ctl[C_RR]
-            best = -1
-            for kk in range(npaths):
-                i = rr + kk
-                if i >= npaths:
-                    i -= npaths
-                if p_alive[i] and p_out[i] < qd:
-                    if best < 0:
-                        best = i
-                        if policy == 0:
-                            break
-                    elif policy == 1:
-                        if p_out[i] < p_out[best]:
-                            best = i
-                    elif p_bytes[i] < p_bytes[best]:
-                        best = i
-            if best < 0:
-                return
-            ctl[C_RR] = (best + 1) % npaths
-            h = ctl[C_WH] + 1
-            if h >= rqcap:
-                h = 0
-            ctl[C_WH] = h
-            ctl[C_WC] -= 1
-            p_out[best] += 1
-            p_bytes[best] += rq_size[req]
-            rq_path[req] = best
-            rq_epoch[req] = p_epoch[best]
-            fpush((req << KB) | K_BR_PATH)
+        mp_dispatch(wq, ctl, p_alive, p_out, p_bytes, p_epoch, rq_size, rq_path, rq_epoch, qd,
+                    policy, fq, KB, K_BR_PATH)
 
     def acquire(req, front):
-        n = ctl[C_WC]
-        if n >= rqcap:
-            ctl[C_OVF] = 1
-            return
-        if front:
-            h = ctl[C_WH] - 1
-            if h < 0:
-                h = rqcap - 1
-            ctl[C_WH] = h
-            wq[h] = req
-        else:
-            i = ctl[C_WH] + n
-            if i >= rqcap:
-                i -= rqcap
-            wq[i] = req
-        ctl[C_WC] = n + 1
+        mp_acquire(wq, ctl, req, front)
 
     def level(i, t, delta):
         """TimeAvg.change."""
-        dt = t - lv[i, 0]
-        if dt > 0:
-            v = lvl[i]
-            lv[i, 2] += v * dt
-            if v > 0:
-                lv[i, 3] += dt
-            if i == L_HOST:
-                qdh[v] += dt
-                if v >= lvl[5]:  # the length TimeAvg's histogram would have grown to
-                    lvl[5] = max(v + 1, 2 * lvl[5])
-            lv[i, 0] = t
-        lvl[i] += delta
+        level_change(lv, lvl, qdh, i, t, delta)
 
     def hadd(h, v, b):
         """LogHist.add (``b``: the value's bucket)."""
-        hist[h, b] += 1
-        hn[h] += 1
-        hf[h, 0] += v
-        if v < hf[h, 1]:
-            hf[h, 1] = v
-        if v > hf[h, 2]:
-            hf[h, 2] = v
+        hist_add(hist, hn, hf, h, v, b)
 
     def start(t):
         """Recorder.start: the statistics cover the window from here on."""
@@ -1057,35 +1010,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
 
     def space_take(sp, amount, code):
         """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
-        n = sp_hc[sp, 1]
-        if sp_free[sp] >= amount and n == 0:
-            sp_free[sp] -= amount
-            return True
-        if n >= spcap:
-            ctl[C_OVF] = 1
-            return False
-        i = sp_hc[sp, 0] + n
-        if i >= spcap:
-            i -= spcap
-        sp_code[sp, i] = code
-        sp_amt[sp, i] = amount
-        sp_hc[sp, 1] = n + 1
-        return False
+        return fc_space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code)
 
     def space_give(sp, amount):
         """FifoSpace.give_back: serve the waiters in order while the room suffices."""
-        sp_free[sp] += amount
-        while sp_hc[sp, 1] > 0:
-            h = sp_hc[sp, 0]
-            if sp_amt[sp, h] > sp_free[sp]:
-                break
-            sp_free[sp] -= sp_amt[sp, h]
-            fpush(sp_code[sp, h])
-            h += 1
-            if h >= spcap:
-                h = 0
-            sp_hc[sp, 0] = h
-            sp_hc[sp, 1] -= 1
+        fc_space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount)
 
     def background_unit(dpr):
         """SsdModel._background, top of its loop: the die takes the next unit of dirty data."""
@@ -1318,22 +1247,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         return K_R_BSTEP
 
     def cloud_cost(what, size, is_read):
-        """CloudModel._cost: what a request pays a bucket."""
-        if what == 0:
-            return _io_units(size, io_unit)
-        if what == 1:
-            return size
-        if what == 2:
-            return _io_units(size, io_unit) if is_read else 0.0
-        if what == 3:
-            return 0.0 if is_read else _io_units(size, io_unit)
-        if what == 4:
-            return size if is_read else 0.0
-        if what == 5:
-            return 0.0 if is_read else size
-        if what == 6:
-            return _io_units(size, io_unit) / (fp[F_R_IOPS] if is_read else fp[F_W_IOPS])
-        return size / (fp[F_R_BW] if is_read else fp[F_W_BW])
+        """CloudModel._cost: what a request pays a bucket (devices.cloud.bucket_cost)."""
+        return _bucket_cost(what, size, is_read, _io_units(size, io_unit), fp[F_R_IOPS],
+                            fp[F_W_IOPS], fp[F_R_BW], fp[F_W_BW])
 
     # -- run --------------------------------------------------------------------------------
     t_start = 0.0
@@ -1371,24 +1287,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         # the next event in SimPy's order: starts due now, timed events due now (scheduled
         # earlier), events triggered now (in trigger order), then the clock moves on
         if ctl[C_UC] > 0:
-            h = ctl[C_UH]
-            code = uq[h]
-            h += 1
-            if h >= ucap:
-                h = 0
-            ctl[C_UH] = h
-            ctl[C_UC] -= 1
+            code = ring_pop(uq, ctl, C_UH, C_UC)
         elif ctl[C_HN] > 0 and (ht[0] == now or ctl[C_FC] == 0):
             now = ht[0]
             code = hpop()
         elif ctl[C_FC] > 0:
-            h = ctl[C_FH]
-            code = fq[h]
-            h += 1
-            if h >= fcap:
-                h = 0
-            ctl[C_FH] = h
-            ctl[C_FC] -= 1
+            code = ring_pop(fq, ctl, C_FH, C_FC)
         else:
             status = STALLED
             break
@@ -1572,9 +1476,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                             hd_i[dv, HI_DN] = dn - 1
                         unit_busy(dv, now, 1)
                         act, a_code = 1, (dv << KB) | K_HDD_SERVED
-                        if np.isnan(pos):
+                        if np.isnan(pos) and raid:  # (a member disk: its own stream)
                             a_delay = fh.service_s(op, now, h_head[dv, 0], h_head[dv, 1], hp,
-                                                   hxp, hfp, mrngs[dv] if raid else rng_dev)
+                                                   hxp, hfp, mrngs[dv])
+                        elif np.isnan(pos):
+                            a_delay = fh.service_s(op, now, h_head[dv, 0], h_head[dv, 1], hp,
+                                                   hxp, hfp, rng_dev)
                         else:  # SPTF (exact rotation) computed the positioning already
                             a_delay = pos + op[fh.O_XFER]
             elif WITH_RAID and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
@@ -2244,16 +2151,18 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         else:
                             hadd(H_WRITE, lat, lb)
                             cnt[N_WRITE] += 1
-                        bk = cnt[N_BATCH_K]
-                        b = min(bk // bsize, nbatch - 1)
-                        b_sums[b] += lat
-                        b_hist[b, lb] += 1
-                        b_counts[b] += 1
-                        b_tend[b] = now
-                        cnt[N_BATCH_K] = bk + 1
+                        batch_add(b_sums, b_counts, b_tend, b_hist, cnt[N_BATCH_K], bsize, lat,
+                                  lb, now)
+                        cnt[N_BATCH_K] += 1
                         cf[CF_BYTES] += io_size[io]
                     if tr_mode != TR_NONE:
-                        tr_lat[io_idx[io]] = now - io_t[io]
+                        tr_done[tr_nout] = io_idx[io]
+                        tr_issue[tr_nout] = io_t[io]
+                        tr_lat[tr_nout] = now - io_t[io]
+                        tr_nout += 1
+                        if tr_nout == tr_done.shape[0]:
+                            _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
+                            tr_nout = 0
                     if tot[T_COMPLETED] == warmup:
                         start(now)
                         measuring = True
@@ -2283,7 +2192,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     if tr_next == 0:
                         k = K_ISSUE
                     else:
-                        act, a_delay, a_code = 1, tr_gap[tr_next - 1], (x << KB) | K_JOB_THINK
+                        gap = tr_gap[tr_next - tr_base]  # (the idle before tr_next)
+                        act, a_delay, a_code = 1, gap, (x << KB) | K_JOB_THINK
                         k = -1
                 elif ovh_on:
                     if ovh_code == 0:  # deterministic: no draw (and no stream to look up)
@@ -2292,18 +2202,28 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         z = ovh_samples[job_rngs[x // iodepth].integers(0, n_ovh_samples)]
                     else:
                         z = _sample_code(ovh_code, ovh_a, ovh_b, job_rngs[x // iodepth])
+                    slot_z[x] = z
                     if serial:  # the job's CPU issues one I/O at a time
-                        slot_z[x] = z
                         act, a_res, a_code = 2, r_cpu0 + x // iodepth, (x << KB) | K_JOB_CPU
+                    elif host_cpus > 0:
+                        act, a_res, a_code = 2, r_hcpu, (x << KB) | K_JOB_HOST
                     else:
                         act, a_delay, a_code = 1, z, (x << KB) | K_JOB_OVH
                     k = -1
                 else:
                     k = K_THINK_ISSUE
             elif k == K_JOB_CPU:
+                if host_cpus > 0:  # then one of the host's shared CPUs
+                    act, a_res, a_code = 2, r_hcpu, (x << KB) | K_JOB_HOST
+                else:
+                    act, a_delay, a_code = 1, slot_z[x], (x << KB) | K_JOB_OVH
+                k = -1
+            elif k == K_JOB_HOST:
                 act, a_delay, a_code = 1, slot_z[x], (x << KB) | K_JOB_OVH
                 k = -1
             elif k == K_JOB_OVH:
+                if host_cpus > 0:  # (the inner `with` of the reference exits first)
+                    release(r_hcpu)
                 if serial:
                     release(r_cpu0 + x // iodepth)
                 k = K_THINK_ISSUE
@@ -2326,13 +2246,17 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 si = 0
                 size = sizes[0]
                 if tr_mode != TR_NONE:  # the trace's next request, as recorded
-                    is_read = tr_read[tr_next]
-                    off = tr_off[tr_next]
-                    size = tr_size[tr_next]
+                    tr_j = tr_next - tr_base
+                    is_read = tr_read[tr_j]
+                    off = tr_off[tr_j]
+                    size = tr_size[tr_j]
                     io_idx[io] = tr_next
-                    if tr_mode != TR_OPEN:
-                        tr_issue[tr_next] = now
+                    if tr_next == 0:
+                        tr_t0 = now
                     tr_next += 1
+                    if tr_next == tr_base + tr_len and tr_next < tr_n:  # the next buffer
+                        tr_len = _trace_call(TRACE_REFILL, tr_next, 0.0)
+                        tr_base = tr_next
                 elif draw_io:  # the io stream, drawn as Simulation.new_io draws it
                     is_read = rng_io.random() < rf
                     if nsizes > 1:  # Generator.choice(p=...): cdf.searchsorted(u, "right")
@@ -2376,7 +2300,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 if k == K_ARR_NEXT:
                     if tr_mode == TR_OPEN:  # the next request at its recorded time / speed
                         if tr_next < tr_n:
-                            gap = max(0.0, tr_arr[tr_next] / tr_speed - now)
+                            gap = max(0.0, tr_arr[tr_next - tr_base] / tr_speed - now)
                             act, a_delay, a_code = 1, gap, K_ARR_NEXT
                     else:
                         gap = rng_arr.exponential(gap_s) if poisson else gap_s
@@ -2478,7 +2402,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif k == K_ARR_START:
                 if tr_mode == TR_OPEN:
                     if tr_n > 0:
-                        gap = max(0.0, tr_arr[0] / tr_speed - now)
+                        gap = max(0.0, tr_arr[tr_next - tr_base] / tr_speed - now)
                         act, a_delay, a_code = 1, gap, K_ARR_NEXT
                 else:
                     gap = rng_arr.exponential(gap_s) if poisson else gap_s
@@ -2496,12 +2420,17 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             break
         if status == BEYOND:
             break
+    if tr_nout > 0:  # the last completions of a trace
+        _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
     for i in range(5):
         level(i, now, 0)
     tot[T_STATUS] = status
     out_f = np.array([t_start, t_end, now, cf[CF_BYTES], cf[CF_BLOCK_BYTES], throttle_s,
                       h_bad[0], h_bad[1]])
-    return (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist)
+    out = (tot.copy(), cnt.copy(), out_f, hist.copy(), hn.copy(), hf.copy(), lv.copy(),
+           lvl.copy(), qdh.copy(), b_sums.copy(), b_counts.copy(), b_tend.copy(), b_hist.copy())
+    free_owners(keep)  # the views' owners are freed here, after the copies
+    return out
 
 
 def _compiled_kernel(name: str, with_raid: bool):
@@ -2520,7 +2449,7 @@ _kernel_raid = _compiled_kernel("_kernel_raid", True)
 # -- Python side ---------------------------------------------------------------------------------
 
 _KNOWN = {
-    "host": {"overhead"},
+    "host": {"overhead", "cpus"},
     "block": {"nr_requests", "max_sectors_bytes"},
     "hba": {"queue_depth"},
     "multipath": {"paths", "policy", "failover_timeout_s", "failures"},
@@ -2781,6 +2710,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     ip[P_SVC2_CODE] = svc2_code
     ip[P_TRACE] = TR_NONE if trace is None else trace.mode_code
     ip[P_PROGRESS] = PROGRESS_EVERY if progress.active() else 0
+    ip[P_HOST_CPUS] = stack.host.cpus if ip[P_OVH_ON] else 0
     fp = np.zeros(NFP)
     fp[F_SPEED] = 1.0 if trace is None else trace.speed
     fp[F_THINK] = wl.thinktime_s if not (wl.open_loop or validate) else 0.0
@@ -2836,10 +2766,10 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         [np.nan if ev.restore_at_s is None else ev.restore_at_s for ev in mp.failures] or [0.0])
     if trace is None:
         zf, zb = np.zeros(1), np.zeros(1, np.bool_)
-        tr = (zf, zf, zf, zb, zf, zf, zf)
+        tr = (zf, zf, zf, zb, zf, zf, zf, np.zeros(1, np.int64))
     else:
-        tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read, trace.gap_s,
-              trace.latency_s, trace.issue_s)
+        tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read,
+              trace.gap_before_s, trace.done_latency_s, trace.done_issue_s, trace.done_idx)
     hdd_args = fh.hdd_params(dev) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
     raid_args = (np.zeros(NRP), np.zeros((2, NRC), np.int64), np.zeros((1, NRCF)),
                  _idle_rng_list())
@@ -2973,8 +2903,11 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
                         batches, trace)
         kernel = _kernel_raid if isinstance(stack.device, (RaidDevice, ArrayDevice)) else _kernel
         announce_compile(kernel)  # a first run without a compiled kernel says so first
+        if trace is not None:
+            trace.rewind()  # (a run again with larger pools reads the trace again)
         t0 = time.perf_counter()
-        out = kernel(*args)
+        with reading(trace):
+            out = kernel(*args)
         elapsed = time.perf_counter() - t0
         (tot, cnt, out_f, hist, hn, hf, lv, lvl, qdh, b_sums, b_counts, b_tend, b_hist) = out
         if tot[T_STATUS] == OK:

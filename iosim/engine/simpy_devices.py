@@ -20,7 +20,7 @@ import simpy
 
 from ..devices import generic_service_s
 from ..devices.array import array_group_of, array_read_hit
-from ..devices.cloud import bucket_plan, bucket_take, io_units
+from ..devices.cloud import COST_CODES, bucket_cost, bucket_plan, bucket_take, io_units
 from ..devices.hdd import (
     HDD_HOST,
     HDD_IDLE,
@@ -530,22 +530,9 @@ class CloudModel:
     def _cost(self, what: str, req) -> float:
         spec = self.spec
         ops = io_units(req.size, spec.io_unit_bytes)
-        if what == "ops":
-            return ops
-        if what == "bytes":
-            return req.size
-        if what == "read_ops":
-            return ops if req.is_read else 0.0
-        if what == "write_ops":
-            return 0.0 if req.is_read else ops
-        if what == "read_bytes":
-            return req.size if req.is_read else 0.0
-        if what == "write_bytes":
-            return 0.0 if req.is_read else req.size
-        if what == "op_share":
-            return ops / (spec.read_iops_limit if req.is_read else spec.write_iops_limit)
-        return req.size / (spec.read_bandwidth_limit_Bps if req.is_read
-                           else spec.write_bandwidth_limit_Bps)
+        return bucket_cost(COST_CODES[what], req.size, req.is_read, ops, spec.read_iops_limit,
+                           spec.write_iops_limit, spec.read_bandwidth_limit_Bps,
+                           spec.write_bandwidth_limit_Bps)
 
     def serve(self, req):
         env, spec = self.env, self.spec

@@ -226,6 +226,8 @@ class Simulation:
         self.device = make_device(self.env, device, self.streams, self.rec)
         nr = stack.block.nr_requests
         self.nr = simpy.Resource(self.env, nr) if nr < 10**6 else None
+        cpus = stack.host.cpus
+        self.host_cpus = simpy.Resource(self.env, cpus) if cpus > 0 else None
         self.issued = 0
         self.completed = 0
         self.duplicates = 0
@@ -243,10 +245,10 @@ class Simulation:
         if self.trace is not None:  # the next request of the trace, as recorded
             tr, i = self.trace, self.issued
             self.issued += 1
-            if tr.mode != "open":
-                tr.issue_s[i] = self.env.now
-            return IO(self.issued, bool(tr.is_read[i]), float(tr.size_bytes[i]),
-                      float(tr.offset_bytes[i]), self.env.now)
+            if i == 0:
+                tr.t0_s = self.env.now
+            is_read, size, offset = tr.request(i)
+            return IO(self.issued, is_read, size, offset, self.env.now)
         wl, rng = self.wl, self._rng_io
         is_read = rng.random() < wl.read_fraction
         size = (
@@ -282,9 +284,9 @@ class Simulation:
                 if cpu is not None:
                     with cpu.request() as turn:  # the job's CPU issues one I/O at a time
                         yield turn
-                        yield self.env.timeout(z)
+                        yield from self.host_overhead(z)
                 else:
-                    yield self.env.timeout(z)
+                    yield from self.host_overhead(z)
             if think > 0:
                 yield self.env.timeout(think)
             if tr is not None and self.issued >= len(tr):
@@ -292,13 +294,22 @@ class Simulation:
             io = self.new_io()
             yield self.submit(io)
 
+    def host_overhead(self, z: float):
+        """The overhead period, holding one of the host's shared CPUs when ``host.cpus``."""
+        if self.host_cpus is None:
+            yield self.env.timeout(z)
+            return
+        with self.host_cpus.request() as turn:  # FIFO for one of the host's C CPUs
+            yield turn
+            yield self.env.timeout(z)
+
     def validate_job(self):
         """DiskSim's validate rule: one request at a time, the next issued the recorded idle
         time after the previous one completes."""
         tr = self.trace
         for i in range(len(tr)):
             if i > 0:
-                yield self.env.timeout(tr.gap_s[i - 1])
+                yield self.env.timeout(tr.gap_before(i))
             yield self.submit(self.new_io())
 
     def trace_arrivals(self):
@@ -425,7 +436,7 @@ class Simulation:
             progress.tick(self.completed)  # a long run's bar; changes nothing simulated
         rec.host_out.change(env.now, -1)
         if self.trace is not None:
-            self.trace.latency_s[io.id - 1] = env.now - io.t_issue
+            self.trace.completed(io.id - 1, io.t_issue, env.now - io.t_issue)
         if rec.measuring:
             lat = env.now - io.t_issue
             rec.lat.add(lat)
@@ -457,6 +468,8 @@ class Simulation:
     # -- run -----------------------------------------------------------------------------
     def run(self):
         env, wl = self.env, self.wl
+        if self.trace is not None:
+            self.trace.rewind()
         if self.warmup == 0:
             self.rec.start()
         if self.trace is not None and self.trace.mode == "open":
@@ -476,6 +489,8 @@ class Simulation:
         for ev in self.stack.multipath.failures:
             env.process(self.path_events(ev))
         env.run(until=self.finished)
+        if self.trace is not None:
+            self.trace.finish()
         t = env.now
         for lv in self.rec.levels:
             lv.close(t)

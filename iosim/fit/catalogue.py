@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..stack import Stack
 
-__all__ = ["MODELS", "PARAMETERS", "Model", "ParamDef"]
+__all__ = ["MODELS", "PARAMETERS", "SERVICE_PARAMS", "Model", "ParamDef", "service_means"]
 
 # -- the parameters a fit can move ---------------------------------------------------------
 
@@ -36,6 +36,16 @@ PARAMETERS: dict[str, ParamDef] = {
             False,
             "s",
             "host time between a completion and the job's next issue (mean)",
+        ),
+        ParamDef(
+            "host.cpus",
+            1.0,
+            4096.0,
+            True,
+            True,
+            "",
+            "CPUs the jobs share for their host overhead (a pool; fitted when the benchmark's "
+            "CPU time per I/O grows with the I/Os in flight)",
         ),
         ParamDef(
             "device.service",
@@ -196,6 +206,26 @@ PARAMETERS: dict[str, ParamDef] = {
         ),
     )
 }
+
+#: the device fields (its family's ``service_fields``) each service-time parameter sets, from
+#: the most general to the most specific (a read's own time overrides the die's)
+SERVICE_PARAMS: dict[str, tuple[str, ...]] = {
+    "device.service": ("service",),
+    "device.die_service_s": ("read_s", "program_s"),
+    "device.die_read_s": ("read_s",),
+    "device.die_write_s": ("program_s",),
+}
+
+
+def service_means(device, values: dict) -> dict[str, float]:
+    """The mean of each of ``device``'s service fields once ``values`` are set (a field no
+    value sets keeps its own mean)."""
+    means = {f: getattr(device, f).mean_s for f in device.service_fields}
+    for name, fields in SERVICE_PARAMS.items():
+        if name in values:
+            means.update({f: float(values[name]) for f in fields if f in means})
+    return means
+
 
 _SIM_ONLY = {"device.service.scv"}
 _NO_LIMIT = 65536  # queue depth / nr_requests meaning "no limit" in the models' base stacks

@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .catalogue import PARAMETERS
+
 #: the run-to-run spread of IOPS assumed when the data have no repeats: repeated runs of the
 #: same fio job on the corpus's SSDs and disks differ by about this much (measured in issue 13)
 DEFAULT_SPREAD = 0.08
@@ -57,6 +59,7 @@ def _from_catalogue() -> tuple[Plausible, ...]:
     svc_lo, svc_hi = min(r[0] for r in services), max(r[1] for r in services)
     die_lo, die_hi = min(r[0] for r in reads), max(r[1] for r in programs)
     span = f"{rpms[0]:,}-{rpms[-1]:,} rpm"
+    sata_lo = catalogue.plausible_range("link_Bps", interface="sata")[0]
     return (
         Plausible("hdd-ncq", "device.avg_seek_s", seek_lo * lo, seek_hi * hi,
                   f"{span} disks seek {seek_lo * 1e3:.1f}-{seek_hi * 1e3:.1f} ms on average; "
@@ -72,6 +75,14 @@ def _from_catalogue() -> tuple[Plausible, ...]:
                   "buffered write, not a die",
                   cited([*(m.read for m in nand if m.read), *(m.program for m in nand
                                                             if m.program)])),
+        # the slowest host link a drive has: SATA at 3 Gb/s, half the catalogue's 6 Gb/s lane
+        # (the same 8b/10b encoding at half the line rate): a slower cap is not the link
+        Plausible("ssd", "device.host_interface_Bps", sata_lo / 2 * lo, math.inf,
+                  f"a slower transfer cap than any host link (SATA 3 Gb/s carries "
+                  f"{sata_lo / 2e6:.0f} MB/s, SATA 6 Gb/s {sata_lo / 1e6:.0f} MB/s, PCIe and "
+                  "SAS more) is not the link: it is a cost per command on the path (a RAID "
+                  "controller's command rate, interrupt handling, the host's CPUs)",
+                  cited(["sata3_lane_Bps"])),
     )
 
 
@@ -144,29 +155,34 @@ def implausible(model: str, values: Mapping[str, float], fmt) -> list[str]:
         v = values[b.param]
         if b.lo <= v <= b.hi:
             continue
-        unit = "" if b.param == "device.dies" else "s"
+        unit = PARAMETERS[b.param].unit or ""
+        span = f"{fmt(b.lo, unit)} .. {fmt(b.hi, unit)}" if math.isfinite(b.hi) else \
+            f"at least {fmt(b.lo, unit)}"
         out.append(
             f"{b.param} = {fmt(v, unit)} is implausible for the {model} family (plausible "
-            f"{fmt(b.lo, unit)} .. {fmt(b.hi, unit)}): {b.why} [{b.source}]"
+            f"{span}): {b.why} [{b.source}]"
         )
     return out
 
 
 def host_cap(values: Mapping[str, float], points: Sequence, fmt) -> list[str]:
     """A host overhead that by itself caps IOPS below a measured point: each job's CPU issues
-    at most 1 / overhead I/Os per second (numjobs / overhead in all)."""
+    at most 1 / overhead I/Os per second (numjobs / overhead in all; min(numjobs, host.cpus) /
+    overhead when the host's CPUs are a fitted pool)."""
     z = values.get("host.overhead")
     if not z or z <= 0:
         return []
     out = []
+    cpus = round(values.get("host.cpus", math.inf)) if "host.cpus" in values else math.inf
     for p in points:
         x = p.measured.get("iops")
         if x is None:
             continue
-        cap = p.workload.numjobs / z
+        cap = min(p.workload.numjobs, cpus) / z
         if cap < 0.98 * x:
+            on = f" on {cpus:g} host CPU(s)" if cpus < p.workload.numjobs else ""
             out.append(
-                f"host.overhead = {fmt(z, 's')} caps {p.workload.numjobs} job(s) at "
+                f"host.overhead = {fmt(z, 's')}{on} caps {p.workload.numjobs} job(s) at "
                 f"{cap:.4g} IOPS, below the {x:.4g} measured at {p.n} outstanding I/Os: "
                 "implausible (the overhead is absorbing device time)"
             )
@@ -189,4 +205,129 @@ def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
     return [
         f"the data do not say the span of the offsets (a raw device?): assumed "
         f"{span / 2**30:.4g} GiB{of_disk}; the fitted seek time is for that span"
+    ]
+
+
+# -- the shape of the measured sweep ---------------------------------------------------------
+#
+# In a closed network of product-form stations whose service rates do not fall as their queues
+# grow (single servers, pools, delays, caps: every family of the catalogue), throughput is a
+# nondecreasing and concave function of the number of requests in the loop (J. G. Shanthikumar
+# and D. D. Yao, "Second-order properties of the throughput of a closed queueing network",
+# Mathematics of Operations Research 13(3), 1988). A measured sweep that falls as I/Os are
+# added, or dips below the line between its neighbours, by more than the run-to-run spread,
+# was shaped by something no such model has (CPU contention of a shared host, a cache that
+# stops helping, a device changing mode): a fit passes near those points only by accident.
+
+
+def _closed_sweeps(points: Sequence) -> list[list[tuple[int, float]]]:
+    """The closed-loop points of each workload, as (outstanding, mean IOPS) sorted by depth
+    (repeats at one depth averaged)."""
+    groups: dict[tuple, dict[int, list[float]]] = {}
+    for p in points:
+        wl = p.workload
+        x = p.measured.get("iops")
+        if x is None or wl.open_loop:
+            continue
+        key = (wl.rw, wl.read_fraction, wl.mean_block_bytes, wl.thinktime_s)
+        groups.setdefault(key, {}).setdefault(wl.outstanding, []).append(x)
+    return [sorted((n, sum(v) / len(v)) for n, v in g.items()) for g in groups.values()]
+
+
+def shape_findings(points: Sequence, spread: float) -> list[tuple]:
+    """The points of closed-loop sweeps no queueing model of the catalogue follows: ``("dip",
+    n, iops, n0, n1, chord)`` for IOPS below the chord of the neighbours at n0 and n1, and
+    ``("fall", n, iops, peak_n, peak_iops)`` for IOPS below an earlier peak, each by more
+    than ``spread`` (see the note above)."""
+    out: list[tuple] = []
+    for sweep in _closed_sweeps(points):
+        peak_n, peak_x = None, -math.inf
+        for j, (n, x) in enumerate(sweep):
+            if peak_n is not None and x < (1 - spread) * peak_x:
+                out.append(("fall", n, x, peak_n, peak_x))
+            if x > peak_x:
+                peak_n, peak_x = n, x
+            if 0 < j < len(sweep) - 1:
+                (n0, x0), (n1, x1) = sweep[j - 1], sweep[j + 1]
+                chord = x0 + (x1 - x0) * (n - n0) / (n1 - n0)
+                if x1 > x0 and x < (1 - spread) * chord:
+                    out.append(("dip", n, x, n0, n1, chord))
+    return out
+
+
+def sweep_shape(points: Sequence, spread: float, source: str) -> list[str]:
+    """Warnings for :func:`shape_findings`: such points are not the output of any queueing
+    model the fit has, so no fit predicts them."""
+    found = shape_findings(points, spread)
+    out = []
+    for _, n, x, n0, n1, chord in (f for f in found if f[0] == "dip"):
+        out.append(
+            f"the measured IOPS at {n} outstanding I/Os ({x:,.0f}) lie {1 - x / chord:.0%} "
+            f"below the line between their neighbours at {n0} and {n1} ({chord:,.0f}), beyond "
+            f"the run-to-run spread ({spread:.0%}): a closed queueing network's throughput is "
+            "concave in the I/Os it holds, so no model of the catalogue passes through this "
+            "point (the device or host changed behaviour between these depths)")
+    falls = [f for f in found if f[0] == "fall"]
+    if falls:
+        pn, px = falls[0][3:5]
+        listed = ", ".join(f"{x:,.0f} at {n} ({x / p - 1:+.0%})" for _, n, x, _, p in falls)
+        out.append(
+            f"the measured IOPS fall from {px:,.0f} at {pn} outstanding I/Os to {listed}, "
+            f"beyond the run-to-run spread ({spread:.0%}): a closed queueing network's "
+            "throughput does not fall as I/Os are added, so no model of the catalogue "
+            "follows these points (a resource the model does not have, such as the host's "
+            "CPUs shared by more threads than cores, shaped them)")
+    if out:
+        out[0] += f" [spread {source}]"
+    return out
+
+
+def host_cpu_pool(points: Sequence, spread: float) -> tuple[float, float, str] | None:
+    """Whether a fit should add the host's CPUs as a shared pool (``host.cpus``): when
+    :func:`host_cpu` finds the jobs contending for CPUs on these points and more than one job
+    shares the host. Returns (lower bound, upper bound, the note saying what was assumed) or
+    None.
+
+    The bounds: fio's JSON does not give the host's cores. The benchmark itself kept as many
+    CPUs busy at once as its usr + sys time says, so the host has at least that many (rounded
+    up); a pool as large as the most jobs measured is no limit at all."""
+    jobs = max((p.workload.numjobs for p in points if not p.workload.open_loop), default=1)
+    if jobs < 2 or not host_cpu(points, spread):
+        return None
+    busy = max(((p.results.counters or {}).get("cpu_pct") or 0.0) / 100 for p in points)
+    lo = max(1.0, float(math.ceil(busy - 1e-9)))
+    if lo >= jobs:
+        return None
+    note = (f"host.cpus: the jobs contend for the host's CPUs (their CPU time per I/O grows), "
+            f"so the host's CPUs are tried as a pool shared by the jobs' overhead; the data do "
+            f"not give the host's cores: assumed {lo:g} .. {jobs} (the benchmark kept {busy:.2g} "
+            "CPUs busy at once; a pool as large as the jobs is no limit)")
+    return lo, float(jobs), note
+
+
+def host_cpu(points: Sequence, spread: float) -> list[str]:
+    """A warning when the benchmark's own CPU time per I/O (fio's usr + sys, where the file
+    has it) grows with the I/Os in flight beyond twice the spread: the jobs contend for the
+    host's CPUs (context switches once they outnumber the cores, lock and cache contention),
+    a resource no family of the catalogue has, so the cap may be the host's, not the
+    device's."""
+    per_io = []
+    for p in points:
+        cpu, x = (p.results.counters or {}).get("cpu_pct"), p.measured.get("iops")
+        if cpu is None or not x or cpu <= 0 or p.workload.open_loop:
+            continue
+        per_io.append((p.workload.outstanding, cpu / 100 / x, cpu / 100))
+    if len(per_io) < 2:
+        return []
+    per_io.sort()
+    n0, c0, _ = per_io[0]
+    n1, c1, _ = max(per_io[1:], key=lambda t: t[1])
+    if c1 <= c0 * (1 + 2 * spread):
+        return []
+    busy = max(t[2] for t in per_io)
+    return [
+        f"the benchmark's CPU time per I/O (user + system) grows from {c0 * 1e6:.3g} us at "
+        f"{n0} outstanding I/Os to {c1 * 1e6:.3g} us at {n1} ({c1 / c0 - 1:+.0%}), its jobs "
+        f"keeping up to {busy:.2g} CPUs busy: they contend for the host's CPUs, which no model "
+        "of the catalogue has, so what caps IOPS here may be the host rather than the device"
     ]

@@ -46,7 +46,8 @@ def cross_validate(
     """Leave-one-depth-out errors of ``model`` on the fitted points of ``curve``: a dict with
     ``model``, ``params`` (count), ``cv_iops``, ``cv_lat`` (MAPE %, None when not computable),
     ``score`` and ``error`` (why the family could not be fitted, else None)."""
-    from . import MODELS, _points, _select_held
+    from .catalogue import MODELS
+    from .points import _points, _select_held
 
     pts = _points(curve, None)
     held = _select_held(pts, holdout)
@@ -80,10 +81,56 @@ def cross_validate(
     return row
 
 
+#: what the name of the measured block device says about its family, for breaking a tie the
+#: cross-validation cannot decide: (name prefix, family, what a device of that name is). Only
+#: names that fix the kind of medium are listed: ``sd*`` (SATA/SAS: a disk or an SSD), ``vd*``
+#: (virtio: whatever the host keeps behind it) and ``md*`` (a RAID of either) say nothing.
+DEVICE_KINDS = (
+    ("nvme", "ssd", "an NVMe namespace: flash dies behind an SSD controller"),
+    ("mmcblk", "ssd", "an eMMC / SD card: flash behind a controller"),
+    ("rbd", "cloud", "a Ceph RADOS block device: a network volume"),
+    ("nbd", "cloud", "a network block device"),
+)
+
+
+def declared_family(curve) -> tuple[str, str, str] | None:
+    """(family, device name, what the name says) when every point of ``curve`` that names its
+    block device (fio's ``disk_util``, iostat's device column) names one of the same kind in
+    :data:`DEVICE_KINDS`; else None."""
+    points = curve.points if hasattr(curve, "points") else list(curve)
+    names = {str(n) for r in points
+             for n in ((r.extra or {}).get("disk"), (r.params or {}).get("device")) if n}
+    kinds = set()
+    for name in names:
+        hit = next(((fam, why) for pre, fam, why in DEVICE_KINDS if name.startswith(pre)), None)
+        if hit is None:
+            return None
+        kinds.add(hit)
+    if len(kinds) != 1:
+        return None
+    fam, why = kinds.pop()
+    return fam, ", ".join(sorted(names)), why
+
+
 def rank(curve, holdout, fit_fn, candidates: Sequence[str] = CANDIDATES, **kw) -> list[dict]:
-    """Cross-validate every candidate and sort by score (best first)."""
+    """Cross-validate every candidate and sort by score (best first). When the best families
+    are tied (scores within :data:`TIE_GAP`) and the device's name says which family it is
+    (:func:`declared_family`), that family goes first among the tied ones, its row marked
+    ``tie_break`` with the reason: the data cannot decide, what the device is can."""
     rows = [cross_validate(curve, m, holdout, fit_fn, **kw) for m in candidates]
-    return sorted(rows, key=lambda r: (r["score"], r["params"]))
+    rows = sorted(rows, key=lambda r: (r["score"], r["params"]))
+    declared = declared_family(curve)
+    if declared is None or not math.isfinite(rows[0]["score"]):
+        return rows
+    fam, name, why = declared
+    tied = [r for r in rows if r["score"] - rows[0]["score"] < 100 * TIE_GAP]
+    pick = next((r for r in tied if r["model"] == fam), None)
+    if pick is None or pick is rows[0]:
+        return rows
+    pick["tie_break"] = (f"the device is {name}, {why}: the {fam} family, which the data "
+                         f"cannot tell from {rows[0]['model']}")
+    rows.remove(pick)
+    return [pick, *rows]
 
 
 def verdict(rows: list[dict], n_depths: int) -> list[str]:
@@ -94,7 +141,12 @@ def verdict(rows: list[dict], n_depths: int) -> list[str]:
     win = ok[0]
     out = [f"auto: {win['model']} wins (leave-one-depth-out error {win['score']:.1f} %, "
            f"{win['params']} parameters)"]
-    if len(ok) > 1:
+    if win.get("tie_break"):
+        best = min(ok, key=lambda r: r["score"])
+        out[0] += (f", tied with {best['model']} ({best['score']:.1f} %, {best['params']} "
+                   f"parameters; less than {100 * TIE_GAP:.0f} points apart, within the "
+                   f"run-to-run spread): chosen because {win['tie_break']}")
+    elif len(ok) > 1:
         second = ok[1]
         gap = second["score"] - win["score"]
         out[0] += (f", ahead of {second['model']} ({second['score']:.1f} %, "

@@ -6,7 +6,9 @@ scaled: nothing overflows): the device (a pool of units behind one queue, or K q
 random routing: an SSD's dies, see :func:`iosim.theory.mva_random_routing`), pure delays (link
 latency, an SSD controller), single servers for transfer caps and token buckets; an HBA limit
 is a flow-equivalent server (Norton's theorem); the host is a delay (or one CPU per job when a
-job keeps several I/Os in flight). An open loop (Poisson arrivals) sees independent stations.
+job keeps several I/Os in flight), with at most ``host.cpus`` servers when the host's CPUs are a
+shared pool (exact with iodepth 1; with deeper jobs min(jobs, CPUs) servers, an approximation).
+An open loop (Poisson arrivals) sees independent stations.
 """
 
 from __future__ import annotations
@@ -133,6 +135,8 @@ class _Flat:
     read_bucket_iops: float = math.inf
     write_bucket_iops: float = math.inf
     shared_budget: bool = False
+    # the host's CPUs shared by the overhead periods (host.cpus; inf: no shared limit)
+    host_cpus: float = math.inf
 
     def buckets(self, block_bytes: float, read_fraction: float) -> list[tuple[float, float]]:
         """The token buckets as (fraction of I/Os that visit, token time per visit)."""
@@ -153,48 +157,36 @@ class _Flat:
 
     @classmethod
     def of(cls, stack: Stack) -> _Flat:
-        dev = stack.device
-        common = dict(
+        view = stack.device.queueing_view()  # the device family's own product-form view
+        if view is None:
+            raise SpecError(f"fit: a {stack.device.kind} device is not a product-form network "
+                            "the analytic surrogate solves; fit it by simulation")
+        return cls(
             overhead_s=stack.host.overhead.mean_s,
             latency_s=stack.link.latency_s,
             bandwidth_Bps=stack.link.bandwidth_Bps,
             queue_depth=float(stack.hba.queue_depth),
             paths=stack.multipath.paths,
             nr_requests=float(stack.block.nr_requests),
-        )
-        if dev.kind == "cloud":
-            return cls(
-                service_s=dev.latency.mean_s,
-                units=float(dev.units),
-                media_rate_Bps=dev.media_rate_Bps,
-                bucket_iops=dev.iops_limit,
-                io_unit_bytes=dev.io_unit_bytes,
-                read_bucket_iops=dev.read_iops_limit,
-                write_bucket_iops=dev.write_iops_limit,
-                shared_budget=dev.cap_model == "shared",
-                **common,
-            )
-        if dev.kind == "ssd":
-            return cls(
-                service_s=dev.mean_read_s,
-                units=float(dev.dies),
-                media_rate_Bps=math.inf,
-                random_routing=True,
-                write_service_s=dev.mean_program_s,
-                controller_s=dev.controller_overhead_s,
-                host_if_Bps=dev.host_interface_Bps,
-                **common,
-            )
-        return cls(
-            service_s=dev.service.mean_s,
-            units=float(dev.units),
-            media_rate_Bps=dev.media_rate_Bps,
-            **common,
+            service_s=view.service_s,
+            units=view.units,
+            media_rate_Bps=view.media_rate_Bps,
+            random_routing=view.random_routing,
+            write_service_s=view.write_service_s,
+            controller_s=view.delay_s,
+            host_if_Bps=view.host_if_Bps,
+            bucket_iops=view.bucket_iops,
+            io_unit_bytes=view.io_unit_bytes,
+            read_bucket_iops=view.read_bucket_iops,
+            write_bucket_iops=view.write_bucket_iops,
+            shared_budget=view.shared_budget,
+            host_cpus=float(stack.host.cpus) if stack.host.cpus > 0 else math.inf,
         )
 
     def set(self, name: str, value: float) -> None:
         attr = {
             "host.overhead": "overhead_s",
+            "host.cpus": "host_cpus",
             "device.service": "service_s",
             "device.units": "units",
             "link.latency_s": "latency_s",
@@ -280,10 +272,11 @@ def _solve_group(
     else:
         log_rates = log_x_in[:n_max]
     fes = _log_f_rates(log_rates)
-    # the host: one CPU per job when a job keeps several I/Os in flight, else a pure delay
+    # the host: one CPU per job when a job keeps several I/Os in flight, else a pure delay;
+    # at most the host's shared CPUs
     outer_parts = []
     if flat.overhead_s > 0:
-        servers = float(numjobs) if iodepth > 1 else math.inf
+        servers = min(float(numjobs) if iodepth > 1 else math.inf, flat.host_cpus)
         outer_parts.append(_log_f_servers(flat.overhead_s, servers, n_max))
     if think_s > 0:
         outer_parts.append(_log_f_servers(think_s, math.inf, n_max))

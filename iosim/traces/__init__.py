@@ -33,18 +33,7 @@ from pathlib import Path
 from . import _common
 from ._common import WorkloadList, decode
 from .errors import TraceFormatError
-from .fio import (
-    read_fio_hist_log,
-    read_fio_job,
-    read_fio_json,
-    read_fio_log,
-    read_fio_terse,
-    read_fio_text,
-    summarize_hist_log,
-    summarize_latency_log,
-)
 from .iometer import read_iometer
-from .iostat import iostat_summary, read_iostat
 from .sysbench import read_sysbench
 from .vdbench import read_vdbench, read_vdbench_parm
 
@@ -70,17 +59,61 @@ __all__ = [
     "summarize_latency_log",
 ]
 
+# name -> module: the readers built on pandas load it when first used (pandas and pyarrow
+# weigh ~65 MB of memory, which a trace replay does not need)
+_LAZY = {
+    "read_fio_hist_log": "fio",
+    "read_fio_job": "fio",
+    "read_fio_json": "fio",
+    "read_fio_log": "fio",
+    "read_fio_terse": "fio",
+    "read_fio_text": "fio",
+    "summarize_hist_log": "fio",
+    "summarize_latency_log": "fio",
+    "iostat_summary": "iostat",
+    "read_iostat": "iostat",
+    "BlockTraceSummary": "block_summary",
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'iosim.traces' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+class _LazyReader:
+    """A reader of :data:`FORMATS` whose module loads on the first call."""
+
+    def __init__(self, name: str):
+        self.__name__ = name
+
+    def __call__(self, path, *args, **kwargs):
+        return __getattr__(self.__name__)(path, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<reader {self.__name__}>"
+
+
 FORMATS = {
-    "fio-json": read_fio_json,
-    "fio-text": read_fio_text,
-    "fio-terse": read_fio_terse,
-    "fio-log": read_fio_log,
-    "fio-hist": read_fio_hist_log,
-    "fio-job": read_fio_job,
+    "fio-json": _LazyReader("read_fio_json"),
+    "fio-text": _LazyReader("read_fio_text"),
+    "fio-terse": _LazyReader("read_fio_terse"),
+    "fio-log": _LazyReader("read_fio_log"),
+    "fio-hist": _LazyReader("read_fio_hist_log"),
+    "fio-job": _LazyReader("read_fio_job"),
     "vdbench": read_vdbench,
     "vdbench-parm": read_vdbench_parm,
     "sysbench": read_sysbench,
-    "iostat": read_iostat,
+    "iostat": _LazyReader("read_iostat"),
     "iometer": read_iometer,
 }
 
@@ -188,8 +221,9 @@ def read(path: str | os.PathLike, format: str = "auto"):
     return FORMATS[fmt](path)
 
 from .block import BLOCK_FORMATS, detect_block_format, iter_block_trace, read_block_trace  # noqa: E402
-from .block_summary import BlockTraceSummary  # noqa: E402
+from .block_stream import BlockTraceFile  # noqa: E402
 from .blocktrace import BlockTrace  # noqa: E402
 
 __all__ += ["BLOCK_FORMATS", "BlockTrace", "BlockTraceSummary", "detect_block_format",
             "iter_block_trace", "read_block_trace"]
+__all__ += ["BlockTraceFile"]

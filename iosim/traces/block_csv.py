@@ -23,7 +23,6 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
-import pandas as pd
 
 from .block_io import Context, LineReader, number, whole
 
@@ -46,8 +45,10 @@ def _csv_fields(text: str, n: int, ctx: Context, ln: int, what: str) -> list[str
     return parts
 
 
-def _frame(batch: list[str], ncols: int, dtypes: dict) -> pd.DataFrame | None:
+def _frame(batch: list[str], ncols: int, dtypes: dict):
     """The batch as a DataFrame when every line is clean, else None."""
+    import pandas as pd  # (loaded by the first MSR or SPC batch only)
+
     try:
         df = pd.read_csv(io.StringIO("\n".join(batch)), header=None, usecols=range(ncols),
                          dtype=dtypes, skip_blank_lines=False, engine="c",
@@ -107,7 +108,7 @@ def _msr_batch(batch, first, ctx, state: _MsrState) -> dict | None:
     if state.origin is None:
         state.origin = int(df[0].iloc[0])
     names = df[1].str.strip() + "_" + df[2].astype(str)
-    codes, uniques = pd.factorize(names)
+    codes, uniques = names.factorize()
     ids = np.array([ctx.device_id(u) for u in uniques], dtype=np.int32)
     t = (df[0].to_numpy() - state.origin) * TICK_S
     state.back.batch(t, first)

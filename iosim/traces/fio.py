@@ -540,6 +540,11 @@ def _json_report(rep: int, line: int, doc: dict, ndocs: int, path, merge: str,
         for dstat in dirs.values():
             max_rt = max(max_rt, dstat.runtime_s or 0.0)
         counters = {f"{k}_ios": int(v.ios) for k, v in dirs.items() if v.ios is not None}
+        usr, sys_ = (_jnum(job, k, path, line, where) for k in ("usr_cpu", "sys_cpu"))
+        if usr is not None and sys_ is not None:
+            # the job's CPU time (user + system) in % of one CPU over its run; summed over
+            # merged jobs it is the CPUs they kept busy (x 100)
+            counters["cpu_pct"] = usr + sys_
         sync = job.get("sync")
         if isinstance(sync, dict) and sync.get("total_ios"):
             counters["sync_ios"] = int(sync["total_ios"])

@@ -1,0 +1,328 @@
+"""The measured points of a fit: what each file's result becomes (workload, outstanding I/Os,
+measured metrics), which points are held out, and the checks on what was measured."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..dists import Quantiles
+from ..results import Curve, Results
+from ..spec import SpecError
+from ..workload import Workload
+
+# -- measured points -----------------------------------------------------------------------
+
+METRICS = ("iops", "lat_mean_s", "lat_p50_s", "lat_p90_s", "lat_p95_s", "lat_p99_s")
+MEAN_METRICS = ("iops", "lat_mean_s")
+PCT_METRICS = ("lat_p50_s", "lat_p90_s", "lat_p95_s", "lat_p99_s")
+_WORKLOAD_KEYS = (
+    "rw",
+    "rwmixread",
+    "block_size_bytes",
+    "numjobs",
+    "iodepth",
+    "span_bytes",
+    "thinktime_s",
+)
+
+
+def _f(v: Any) -> float | None:
+    if v is None:
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+@dataclass
+class _Point:
+    index: int
+    results: Results
+    workload: Workload
+    measured: dict[str, float]
+    label: dict[str, Any]
+
+    @property
+    def n(self) -> int:
+        return self.workload.outstanding
+
+
+_SYNC_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2"}  # one I/O at a time per job
+
+
+def _has_reads_and_writes(curve) -> bool:
+    """Whether the points (before any holdout) include both reads and writes."""
+    try:
+        pts = _points(curve, None)
+    except SpecError:
+        return False
+    fr = [p.workload.read_fraction for p in pts]
+    return any(f > 0 for f in fr) and any(f < 1 for f in fr) and len(set(fr)) > 1
+
+
+def _check_one_workload(train: list[_Point], warnings: list[str],
+                        by_direction: bool = False) -> None:
+    """The fitted points must share one workload (direction, pattern, size), or one size and
+    pattern when the model fits reads and writes apart (``by_direction``); a mix of I/O
+    engines is worth a warning."""
+    kinds: dict[str, int] = {}
+    for p in train:
+        wl = p.workload
+        rw = wl.rw
+        if by_direction:
+            rw = "random" if rw.startswith("rand") else "sequential"
+        key = rw + (f" {wl.rwmixread:g}% reads" if wl.rw in ("randrw", "rw") and
+                    not by_direction else "") + f" {wl.mean_block_bytes / 1024:g} KiB"
+        kinds[key] = kinds.get(key, 0) + 1
+    if len(kinds) > 1:
+        listed = "; ".join(f"{k}: {n} point{'s' if n > 1 else ''}"
+                           for k, n in list(kinds.items())[:4])
+        if len(kinds) > 4:
+            listed += f"; and {len(kinds) - 4} more"
+        raise SpecError(
+            f"fit: the fitted points mix workloads ({listed}); one fit has one service time "
+            "per direction and size: fit each workload on its own (hold the others out, e.g. "
+            "--holdout rw=randwrite, or pass their files apart)"
+        )
+    engines = sorted({str(p.results.params["ioengine"]) for p in train
+                      if p.results.params.get("ioengine")})
+    if len(engines) > 1:
+        warnings.append(
+            f"the fitted points mix I/O engines ({', '.join(engines)}): a synchronous engine "
+            "keeps one I/O per job in flight and costs more host time per I/O than an "
+            "asynchronous one, so one host overhead may not fit both"
+        )
+
+
+def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
+    p = dict(r.params or {})
+    rate = _f(p.get("rate_iops"))
+    if rate:
+        raise SpecError(
+            f"{where}: a rate-limited point (rate_iops = {rate:g}) cannot be fitted yet; "
+            "fit points measured without a rate limit (a closed loop of numjobs x iodepth)"
+        )
+    iorate = _f(p.get("iorate"))
+    if iorate is not None:  # vdbench at a fixed rate: an open loop (Poisson arrivals)
+        got = _f(getattr(r, "iops", None))
+        if got is not None and got < 0.9 * iorate:
+            # the generator could not keep up: every thread was busy, so its threads, not the
+            # rate, set the load: a closed loop of that many I/Os
+            iorate = None
+        else:
+            p.setdefault("numjobs", 1)
+            p.setdefault("iodepth", 1)
+    from_tool = "fio_version" in p or "sysbench_version" in p  # (a tool's own output)
+    if from_tool and not any(k in p for k in ("iodepth", "qd")) and \
+            str(p.get("ioengine", "")).lower() not in _SYNC_ENGINES:
+        raise SpecError(
+            f"{where}: the file does not record the I/O depth (fio terse and fio 2.1 JSON have "
+            "no iodepth, an asynchronous sysbench run none): depth 1 would be a guess; give "
+            "the points as a CSV table with a qd or iodepth column"
+        )
+    if "threads" in p and "numjobs" not in p:
+        p["numjobs"] = p["threads"]
+        p.setdefault("iodepth", 1)
+    if "qd" in p and "iodepth" not in p:
+        p["iodepth"] = p["qd"]
+        p.setdefault("numjobs", 1)
+    d = base.to_dict() if base is not None else Workload().to_dict()
+    if "block_size_bytes" in p:
+        d.pop("bssplit", None)
+    for k in _WORKLOAD_KEYS:
+        v = p.get(k)
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            continue
+        if k in ("numjobs", "iodepth"):
+            x = _f(v)
+            if x is None or x < 1 or x != int(x):
+                raise SpecError(f"{where}: {k} must be a whole number >= 1 (got {v!r})")
+            v = int(x)
+        d[k] = v
+    if "numjobs" not in p and "iodepth" not in p:
+        raise SpecError(
+            f"{where}: the point does not say how many I/Os were outstanding "
+            "(needs numjobs/iodepth, threads or qd in its params)"
+        )
+    d.pop("rate_iops", None)
+    if iorate is not None:
+        d["rate_iops"] = iorate
+        d["arrival"] = "poisson"
+    try:
+        return Workload.from_dict(d)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+
+
+def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
+            notes: list[str] | None = None) -> list[_Point]:
+    notes = notes if notes is not None else []
+    if isinstance(curve, Results):
+        curve = [curve]
+    if isinstance(curve, Curve):
+        items = list(curve.points)
+    elif isinstance(curve, Sequence) and all(isinstance(r, Results) for r in curve):
+        items = list(curve)
+    else:
+        raise SpecError(
+            "fit: the measurement must be an iosim Curve or a list of Results "
+            f"(got {type(curve).__name__})"
+        )
+    if not items:
+        raise SpecError("fit: the measured curve is empty (no points to fit)")
+    out = []
+    for i, r in enumerate(items):
+        where = f"point {i}" + (f" ({r.params['source']})" if r.params.get("source") else "")
+        wl = _workload_of(r, base_workload, where)
+        meas = {}
+        for m in METRICS:
+            v = _f(getattr(r, m, None))
+            if v is not None and v > 0:
+                meas[m] = v
+        if not any(m in meas for m in MEAN_METRICS):
+            raise SpecError(f"{where}: has neither IOPS nor a mean latency to fit")
+        label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth}
+        for k in ("threads", "qd", "iorate", "source"):
+            if k in r.params:
+                label[k] = r.params[k]
+        asked = _f(r.params.get("iorate"))
+        if asked is not None and not wl.open_loop:
+            notes.append(
+                f"{where}: vdbench asked for iorate={asked:g} and got "
+                f"{meas.get('iops', float('nan')):.4g} IOPS: it could not keep up, so the "
+                f"point is taken as a closed loop of its {wl.outstanding} threads")
+        out.append(_Point(i, r, wl, meas, label))
+    return out
+
+
+def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
+    k = key.strip()
+    if k.startswith("workload."):
+        k = k[len("workload.") :]
+    p = point.results.params or {}
+    cand: list[Any] = []
+    if k == "_index":  # the points' order in the curve (model="auto"'s leave-one-out)
+        cand.append(point.index)
+    if k in p:
+        cand.append(p[k])
+    if k in ("threads",) and "threads" not in p:
+        cand.append(point.workload.numjobs if point.workload.iodepth == 1 else None)
+    if k in ("qd",) and "qd" not in p:
+        cand.append(point.workload.iodepth if point.workload.numjobs == 1 else None)
+    if k in ("numjobs", "iodepth", "outstanding", "n"):
+        cand.append(
+            {
+                "numjobs": point.workload.numjobs,
+                "iodepth": point.workload.iodepth,
+                "outstanding": point.n,
+                "n": point.n,
+            }[k]
+        )
+    if k in ("block_size_bytes", "rw", "rwmixread", "span_bytes") and k not in p:
+        cand.append(getattr(point.workload, k))
+    for c in cand:
+        if c is None:
+            continue
+        for v in values:
+            a, b = _f(c), _f(v)
+            if a is not None and b is not None:
+                if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12):
+                    return True
+            elif str(c) == str(v):
+                return True
+    return False
+
+
+def _known_key(points: list[_Point], key: str) -> bool:
+    k = key.strip().removeprefix("workload.")
+    if k in ("threads", "qd", "numjobs", "iodepth", "outstanding", "n", "_index"):
+        return True
+    if k in ("block_size_bytes", "rw", "rwmixread", "span_bytes"):
+        return True
+    return any(k in (pt.results.params or {}) for pt in points)
+
+
+def _iops_of(p: _Point) -> float:
+    if "iops" in p.measured:
+        return p.measured["iops"]
+    return p.n / p.measured["lat_mean_s"]
+
+
+def _select_held(pts: list[_Point], holdout: Mapping[str, Sequence[Any]] | None) -> set[int]:
+    """Indices of the points the ``holdout`` mapping selects (one clear error per bad key)."""
+    held: set[int] = set()
+    for key, values in (holdout or {}).items():
+        if not _known_key(pts, key):
+            raise SpecError(
+                f"fit: holdout key {key!r} is not a property of the points (use iodepth, "
+                "numjobs, threads, qd, outstanding or a param of the measurement)"
+            )
+        vals = [values] if isinstance(values, (str, int, float)) else list(values)
+        matched = {p.index for p in pts if _match(p, key, vals)}
+        if not matched:
+            raise SpecError(f"fit: holdout {key}={','.join(map(str, vals))} matches no point")
+        held |= matched
+    return held
+
+
+def _warn_reordering(train: list[_Point], warnings: list[str], reorders: bool = False) -> None:
+    """One actuator serving in order gives the same IOPS at every depth; a disk whose IOPS rise
+    with depth reorders its queue (NCQ, shortest positioning time first). Warn when the model
+    (``reorders``: hdd-ncq, else hdd) assumes the other."""
+    with_iops = sorted((p for p in train if "iops" in p.measured), key=lambda p: p.n)
+    if len(with_iops) < 2 or with_iops[0].n == with_iops[-1].n:
+        return
+    lo, hi = with_iops[0], with_iops[-1]
+    gain = hi.measured["iops"] / lo.measured["iops"] - 1
+    if reorders and gain <= 0.15 and hi.n >= 8:
+        warnings.append(
+            f"IOPS change only {gain * 100:+.0f} % from {lo.n} to {hi.n} outstanding I/Os: "
+            "this disk does not reorder its queue (or a write cache destages at a fixed rate), "
+            "which the hdd-ncq model assumes; use --model hdd"
+        )
+    if not reorders and gain > 0.15:
+        warnings.append(
+            f"IOPS rise {gain * 100:.0f} % from {lo.n} to {hi.n} outstanding I/Os: the disk "
+            "reorders its queue (NCQ), which the one-unit hdd model cannot follow; for "
+            "fitting use --model hdd-ncq, which simulates a reordering disk"
+        )
+
+
+def _measured_shape(train: list[_Point], warnings: list[str]) -> Quantiles:
+    """The latency distribution of the lowest-depth point, from its percentiles and maximum."""
+    p = min(train, key=lambda q: (q.n, q.index))
+    r = p.results
+    pts: dict[float, float] = {}
+    listed = (r.extra or {}).get("percentiles_s")
+    if isinstance(listed, Mapping):
+        for k, v in listed.items():
+            pk, pv = _f(k), _f(v)
+            if pk is not None and pv is not None and pv > 0:
+                pts[pk] = pv
+    for pk, m in ((50.0, "lat_p50_s"), (90.0, "lat_p90_s"), (95.0, "lat_p95_s"),
+                  (99.0, "lat_p99_s"), (99.9, "lat_p999_s"), (100.0, "lat_max_s")):
+        v = _f(getattr(r, m, None))
+        if v is not None and v > 0:
+            pts.setdefault(pk, v)
+    if len(pts) < 3 or max(pts) < 99:
+        raise SpecError(
+            f"fit: shape 'measured' needs latency percentiles up to p99 at the lowest depth "
+            f"(the point with {p.n} outstanding has {len(pts)}: "
+            f"{', '.join(f'p{k:g}' for k in sorted(pts)) or 'none'}); fio's JSON output has them"
+        )
+    # percentiles are rounded and taken from histograms: keep them in order
+    times = np.maximum.accumulate([pts[k] for k in sorted(pts)])
+    if p.n > 1:
+        warnings.append(
+            f"the service shape comes from the point with {p.n} outstanding I/Os, where "
+            "queueing already widens the latency distribution; a depth-1 point gives the "
+            "device's own"
+        )
+    return Quantiles.of(zip(sorted(pts), times, strict=True))
