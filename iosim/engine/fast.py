@@ -91,7 +91,7 @@ from ..rng import Streams
 from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
-from . import fast_core, fast_stats, progress
+from . import fast_core, fast_stats, path_choice, progress
 from . import fast_hdd as fh
 from . import fast_multipath as fmp
 from . import fast_raid as fr
@@ -137,6 +137,7 @@ _DEPENDS = [
     _HERE.parent / "fast_core.py",
     _HERE.parent / "fast_stats.py",
     _HERE.parent / "fast_multipath.py",
+    _HERE.parent / "path_choice.py",
     _HERE.parent.parent / "devices" / "raid.py",
     _HERE.parent.parent / "devices" / "array.py",
     _HERE.parent / "fast_raid.py",
@@ -378,8 +379,7 @@ assert L_HOST == fast_stats.HOST_LEVEL  # (the level whose depth histogram is ke
 # histograms in recorder order
 H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
 
-POLICY_CODES = {"round-robin": fmp.ROUND_ROBIN, "queue-length": fmp.QUEUE_LENGTH,
-                "service-time": fmp.SERVICE_TIME}
+POLICY_CODES = path_choice.POLICY_CODES
 
 # status codes (BEYOND: an HDD I/O past the capacity, which the reference refuses)
 OK, OVERFLOW, STALLED, BEYOND = 0, 1, 2, 3

@@ -4,8 +4,9 @@
 failover at its front) and ``_dispatch`` grants paths to the queue's head while a live path has
 a free slot (HBA queue depth), choosing by policy: round-robin (the first free path after the
 last one chosen), queue-length (the fewest outstanding, ties to the first in round-robin order)
-or service-time (the fewest outstanding bytes, same ties). Here they are small numba functions
-over the kernel's arrays, inlined into its closures ``acquire`` and ``dispatch``:
+or service-time (the fewest outstanding bytes, same ties): ``path_choice.pick_path``, the one
+function both engines call. Here they are small numba functions over the kernel's arrays,
+inlined into its closures ``acquire`` and ``dispatch``:
 
 * ``wq``: the host queue (a ring of block requests; its head, length and the round-robin
   position are ``ctl[C_WH]``, ``ctl[C_WC]``, ``ctl[C_RR]``);
@@ -18,37 +19,18 @@ from __future__ import annotations
 
 import numba
 
+from . import path_choice
 from .fast_core import C_FC, C_FH, C_OVF, ring_push
+from .path_choice import QUEUE_LENGTH, ROUND_ROBIN, SERVICE_TIME
 
 __all__ = ["C_WH", "C_WC", "C_RR", "ROUND_ROBIN", "QUEUE_LENGTH", "SERVICE_TIME",
            "pick_path", "mp_acquire", "mp_dispatch"]
 
 # ctl slots (after fast_core's)
 C_WH, C_WC, C_RR = 6, 7, 8
-# policies (fast.POLICY_CODES)
-ROUND_ROBIN, QUEUE_LENGTH, SERVICE_TIME = 0, 1, 2
 
 
-@numba.njit(inline="always")
-def pick_path(p_alive, p_out, p_bytes, rr, qd, policy):
-    """The path ``_dispatch`` grants next (scanning from ``rr``), or -1 when none is free."""
-    npaths = p_alive.shape[0]
-    best = -1
-    for kk in range(npaths):
-        i = rr + kk
-        if i >= npaths:
-            i -= npaths
-        if p_alive[i] and p_out[i] < qd:
-            if best < 0:
-                best = i
-                if policy == ROUND_ROBIN:
-                    break
-            elif policy == QUEUE_LENGTH:
-                if p_out[i] < p_out[best]:
-                    best = i
-            elif p_bytes[i] < p_bytes[best]:
-                best = i
-    return best
+pick_path = numba.njit(inline="always")(path_choice.pick_path)
 
 
 @numba.njit(inline="always")

@@ -15,6 +15,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
+import numpy as np
 import simpy
 
 from ..devices import under_workload
@@ -23,6 +24,7 @@ from ..spec import UnstableError
 from ..stack import Stack
 from ..workload import Workload
 from . import progress
+from .path_choice import POLICY_CODES, pick_path
 from .recorder import LogHist, TimeAvg, batches_for
 from .simpy_devices import make_device
 from .trace_source import TraceSource
@@ -115,12 +117,9 @@ class Recorder:
 
 
 class _Path:
-    __slots__ = ("outstanding", "bytes", "alive", "epoch", "failed", "down", "up")
+    __slots__ = ("epoch", "failed", "down", "up")
 
     def __init__(self, env: simpy.Environment, link_bw: float):
-        self.outstanding = 0
-        self.bytes = 0.0
-        self.alive = True
         self.epoch = 0
         self.failed = env.event()
         finite = math.isfinite(link_bw)
@@ -129,13 +128,19 @@ class _Path:
 
 
 class Multipath:
-    """Path selection and the per-path HBA queue depth; FIFO wait in the host when all full."""
+    """Path selection and the per-path HBA queue depth; FIFO wait in the host when all full.
+    Per path, ``alive``, ``outstanding`` and ``out_bytes`` are arrays, so that the choice is
+    ``path_choice.pick_path``, the function the fast engine compiles."""
 
     def __init__(self, env: simpy.Environment, stack: Stack):
         self.env = env
         self.qd = stack.hba.queue_depth
-        self.policy = stack.multipath.policy
-        self.paths = [_Path(env, stack.link.bandwidth_Bps) for _ in range(stack.multipath.paths)]
+        self.policy = POLICY_CODES[stack.multipath.policy]
+        n = stack.multipath.paths
+        self.paths = [_Path(env, stack.link.bandwidth_Bps) for _ in range(n)]
+        self.alive = np.ones(n, np.bool_)
+        self.outstanding = np.zeros(n, np.int64)
+        self.out_bytes = np.zeros(n)
         self.waiting: deque = deque()
         self.rr = 0
 
@@ -149,52 +154,37 @@ class Multipath:
         return ev
 
     def release(self, path: int, epoch: int, size: float) -> None:
-        p = self.paths[path]
-        if p.epoch == epoch:  # a slot of a path that failed meanwhile is gone already
-            p.outstanding -= 1
-            p.bytes -= size
+        if self.paths[path].epoch == epoch:  # a slot of a path that failed meanwhile is gone
+            self.outstanding[path] -= 1
+            self.out_bytes[path] -= size
         self._dispatch()
-
-    def _choose(self, size: float) -> int:
-        n = len(self.paths)
-        order = [(self.rr + i) % n for i in range(n)]
-        free = [i for i in order if self.paths[i].alive and self.paths[i].outstanding < self.qd]
-        if not free:
-            return -1
-        if self.policy == "round-robin":
-            choice = free[0]
-        elif self.policy == "queue-length":
-            choice = min(free, key=lambda i: self.paths[i].outstanding)
-        else:  # service-time: least outstanding bytes (paths share one link speed here)
-            choice = min(free, key=lambda i: self.paths[i].bytes)
-        self.rr = (choice + 1) % n
-        return choice
 
     def _dispatch(self) -> None:
         while self.waiting:
             req, ev = self.waiting[0]
-            i = self._choose(req.size)
+            i = pick_path(self.alive, self.outstanding, self.out_bytes, self.rr, self.qd,
+                          self.policy)
             if i < 0:
                 return
+            self.rr = (i + 1) % len(self.paths)
             self.waiting.popleft()
-            p = self.paths[i]
-            p.outstanding += 1
-            p.bytes += req.size
-            ev.succeed((i, p.epoch))
+            self.outstanding[i] += 1
+            self.out_bytes[i] += req.size
+            ev.succeed((i, self.paths[i].epoch))
 
     def fail(self, i: int) -> None:
-        p = self.paths[i]
-        if not p.alive:
+        if not self.alive[i]:
             return
-        p.alive = False
+        p = self.paths[i]
+        self.alive[i] = False
         p.epoch += 1
-        p.outstanding = 0
-        p.bytes = 0.0
+        self.outstanding[i] = 0
+        self.out_bytes[i] = 0.0
         ev, p.failed = p.failed, self.env.event()
         ev.succeed()
 
     def restore(self, i: int) -> None:
-        self.paths[i].alive = True
+        self.alive[i] = True
         self._dispatch()
 
 
