@@ -492,18 +492,19 @@ class Estimate:
 
 
 def estimate_run(*, ios: int, warmup_ios: int, replications: int, engine: str, parts: float,
-                 slots: float, paths: float, units: float, members_per_io: float = 1.0
-                 ) -> Estimate:
+                 slots: float, paths: float, units: float, members_per_io: float = 1.0,
+                 device_bytes: float = 0.0) -> Estimate:
     """Expected wall time and memory of ``replications`` runs of ``ios + warmup_ios`` I/Os,
     each split into ``parts`` block requests reaching ``members_per_io`` device members, with
-    ``slots`` I/Os in flight, ``paths`` paths and ``units`` device units."""
+    ``slots`` I/Os in flight, ``paths`` paths and ``units`` device units, and the device's
+    own state (``device_bytes``: ``DeviceFamily.state_bytes``)."""
     eng = "simpy" if engine == "simpy" else "fast"
     n = float(ios) + float(warmup_ios)
     extra = max(0.0, parts * members_per_io - 1.0)  # block or member requests past the first
     per_run_events = n * (1.0 + extra)
     per_run_s = n / IOS_PER_S[eng] + n * extra / PARTS_PER_S[eng] + START_S[eng]
     memory = (slots * BYTES_PER_SLOT[eng] * max(1.0, min(parts, 64.0))
-              + paths * BYTES_PER_PATH[eng] + units * BYTES_PER_UNIT[eng])
+              + paths * BYTES_PER_PATH[eng] + units * BYTES_PER_UNIT[eng] + device_bytes)
     return Estimate(per_run_s * replications, memory, per_run_events * replications, eng)
 
 

@@ -99,7 +99,7 @@ def estimate(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
     return limits.estimate_run(
         ios=ios, warmup_ios=warmup_ios, replications=replications, engine=engine,
         parts=parts, slots=slots, paths=stack.multipath.paths, units=float(dev.units),
-        members_per_io=members)
+        members_per_io=members, device_bytes=dev.state_bytes)
 
 
 def _announce(message: str) -> None:

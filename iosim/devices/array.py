@@ -100,6 +100,11 @@ class ArrayDevice(DeviceFamily, Spec):
         return self.frontend_units + self.groups * self.group.units
 
     @property
+    def state_bytes(self) -> float:
+        """Every RAID group's state."""
+        return self.groups * self.group.state_bytes
+
+    @property
     def warmup_ios(self) -> int:
         """I/Os to run before measuring so that the write cache (counted in 4 KiB writes) and
         the groups' caches have filled."""

@@ -148,6 +148,13 @@ class DeviceFamily:
     #: (a family whose times follow from its geometry, or that has none, lists none)
     service_fields: ClassVar[tuple[str, ...]] = ()
 
+    @property
+    def state_bytes(self) -> float:
+        """Memory a run keeps for the device beyond a few bytes per unit (a disk's command
+        queue and write cache, a RAID's member disks and their streams): the work estimate of
+        :mod:`iosim.limits` counts it."""
+        return 0.0
+
     def queueing_view(self) -> QueueingView | None:
         """The device as a product-form network (what the fit's surrogate solves); None where
         it is not one (a disk reordering its queue, a RAID)."""

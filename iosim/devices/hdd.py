@@ -445,6 +445,12 @@ class HddDevice(DeviceFamily, Spec):
                 + self.revolution_s / 2 + size_bytes / self.mean_media_rate_Bps(span_bytes))
 
     @property
+    def state_bytes(self) -> float:
+        """The fast engine's rows for queued commands and cached writes (8 floats and two
+        indices each), the head and read-ahead state, and the disk's random stream (~2 KB)."""
+        return 4096.0 + 80.0 * (self.queue_depth + self.write_cache_entries)
+
+    @property
     def warmup_ios(self) -> int:
         """I/Os to run before measuring so that a write cache has filled (its steady state):
         twice the cache entries; 0 without a write cache."""

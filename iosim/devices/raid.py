@@ -562,6 +562,11 @@ class RaidDevice(DeviceFamily, Spec):
         return math.inf if cap is None else cap * self.data_members
 
     @property
+    def state_bytes(self) -> float:
+        """Every member's state, the spare's too, and each member's random stream."""
+        return (self.members + 1) * (self.member.state_bytes + 2048.0)
+
+    @property
     def warmup_ios(self) -> int:
         """I/Os to run before measuring so that the controller cache (counted in 4 KiB
         writes) and the members' caches have filled."""
