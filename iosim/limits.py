@@ -517,7 +517,7 @@ def check_estimate(est: Estimate, what: str, force: bool | None = None,
         raise LimitError(
             f"{what} would need about {_fmt_bytes(est.memory_bytes)} of memory, more than the "
             f"{_fmt_bytes(budget)} (half of this machine's) iosim allows itself; use fewer "
-            "jobs, I/O depth, paths or units"
+            "jobs, I/O depth, paths, units or members"
         )
     force = forced() if force is None else force
     if est.memory_bytes > MEMORY_UNFORCED_BYTES and not force:
