@@ -137,6 +137,7 @@ from .points import (
     _select_held,
     _warn_reordering,
 )
+from .raid import fio_members, raid_base
 from .result import FitParam, FitResult, _dedupe, _extrapolation, _fmt, _jsonable, _mape
 from .surrogate import _Flat, _flat_with, _predict_flat, surrogate
 
@@ -182,7 +183,10 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
         raise SpecError("fit: model 'auto' chooses the family and its parameters; do not pass "
                         "params or base_stack with it")
     cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
-    rows = select.rank(curve, holdout, fit, **cv_kw)
+    candidates = select.CANDIDATES
+    if fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None:
+        candidates = (*candidates, "raid")  # the input names an md array and its members
+    rows = select.rank(curve, holdout, fit, candidates, **cv_kw)
     ok = [r for r in rows if math.isfinite(r["score"])]
     if not ok:
         why = "; ".join(f"{r['model']}: {r['error']}" for r in rows if r["error"])
@@ -350,6 +354,9 @@ def fit(
     if not (isinstance(rel_noise, (int, float)) and rel_noise >= 0):
         raise SpecError(f"fit: rel_noise must be a number >= 0 (got {rel_noise!r})")
     base = _base_stack(mdl, base_stack)
+    family_notes: list[str] = []
+    if model == "raid" and base_stack is None:  # the member count from the input
+        base = raid_base(base, curve, family_notes)
     point_notes: list[str] = []
     pts = _points(curve, None, point_notes)
     held = _select_held(pts, holdout)
@@ -426,7 +433,7 @@ def fit(
         ios=ios,
         surrogate_rms=rms,
         shape=shape,
-        notes=fit_notes,
+        notes=family_notes + fit_notes,
     )
 
 

@@ -65,6 +65,11 @@ def _from_catalogue() -> tuple[Plausible, ...]:
                   f"{span} disks seek {seek_lo * 1e3:.1f}-{seek_hi * 1e3:.1f} ms on average; "
                   "outside that the fit is absorbing something else (a cache, a RAID, a short "
                   "span, an SSD)", cited(m.seek for m in disks)),
+        Plausible("raid", "device.avg_seek_s", seek_lo * lo, seek_hi * hi,
+                  f"the array's member disks ({span}) seek {seek_lo * 1e3:.1f}-"
+                  f"{seek_hi * 1e3:.1f} ms on average; outside that the fit is absorbing "
+                  "something else (a cache, another member count, a short span, SSD members)",
+                  cited(m.seek for m in disks)),
         Plausible("hdd", "device.service", svc_lo * lo, svc_hi * hi,
                   f"one random I/O on one disk costs a seek plus half a turn: "
                   f"{svc_lo * 1e3:.1f}-{svc_hi * 1e3:.1f} ms ({span}); outside that it is not "
@@ -192,7 +197,7 @@ def host_cap(values: Mapping[str, float], points: Sequence, fmt) -> list[str]:
 def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
     """Say what was assumed when the data do not give the region the offsets fell in (a raw
     device): for a disk the seek distances follow from it."""
-    if model not in ("hdd", "hdd-ncq"):
+    if model not in ("hdd", "hdd-ncq", "raid"):
         return []
     missing = [p for p in points if "span_bytes" not in (p.results.params or {})]
     if not missing:
