@@ -206,7 +206,8 @@ def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
     cap = base_stack.device.capacity_bytes  # the family interface: None when it has no size
     of_disk = ""
     if cap and math.isfinite(cap) and cap > 0:
-        of_disk = f", {min(span / cap, 1.0):.0%} of the model disk's capacity"
+        what = "array's" if model == "raid" else "disk's"
+        of_disk = f", {min(span / cap, 1.0):.0%} of the model {what} capacity"
     return [
         f"the data do not say the span of the offsets (a raw device?): assumed "
         f"{span / 2**30:.4g} GiB{of_disk}; the fitted seek time is for that span"
