@@ -9,11 +9,13 @@ queue. The family simulates exactly that (:class:`iosim.devices.raid.RaidDevice`
 
 The member count comes from the input when it lists the array's member disks: fio's
 ``disk_util`` names the md device (with the ``aggr_*`` counters of its members) followed by
-one entry per member disk (or, in some versions, a ``slaves`` list). Without it, the base
-stack's count (4) is assumed and said so. The level is RAID 0: for a read-only workload
-RAID 5 and RAID 0 send every read to one member chosen by its address (the parity units
-only shift which member), so the reads cannot tell them apart; writes could, and a sweep
-with writes is fitted as RAID 0 with a note.
+one entry per member disk (or, in some versions, a ``slaves`` list). Without it, the count is
+fitted: ``fit`` tries 2 to 8 members and the data choose (``_fit_raid_members``). The level
+is RAID 0: for a read-only workload RAID 5 and RAID 0 send every read to one member chosen by
+its address (the parity units only shift which member), so reads cannot tell them apart;
+writes could (RAID 5's read-modify-write), and this family has no write penalty: it is meant
+for read sweeps. md's RAID 1 and 10 balance reads over the mirrors (a read goes to an idle or
+nearer copy), which the device model does not do.
 """
 
 from __future__ import annotations
