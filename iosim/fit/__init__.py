@@ -137,6 +137,7 @@ from .points import (
     _select_held,
     _warn_reordering,
 )
+from .raid import fio_members, raid_base
 from .result import FitParam, FitResult, _dedupe, _extrapolation, _fmt, _jsonable, _mape
 from .surrogate import _Flat, _flat_with, _predict_flat, surrogate
 
@@ -175,6 +176,35 @@ def _fit_cloud_budgets(curve, holdout, kwargs: dict) -> FitResult:
     return res
 
 
+#: member counts tried when the data do not list an array's members
+RAID_MEMBER_COUNTS = (2, 3, 4, 5, 6, 8)
+
+
+def _fit_raid_members(curve, kwargs: dict) -> FitResult:
+    """An md array whose members the data do not list: the member disk is fitted for each
+    count of :data:`RAID_MEMBER_COUNTS` and the data choose (the smallest rms log error of the
+    simulated fitted points); counts whose array is smaller than the span are skipped."""
+    got: dict[int, FitResult] = {}
+    for n in RAID_MEMBER_COUNTS:
+        base = MODELS["raid"].stack().with_(**{"device.members": n})
+        try:
+            got[n] = fit(curve, model="raid", base_stack=base, **{**kwargs, "verify": False})
+        except SpecError:
+            continue
+    if not got:
+        raise SpecError(f"fit: raid: no member count of {RAID_MEMBER_COUNTS} could be fitted")
+    best = min(got, key=lambda n: got[n].surrogate_rms)
+    base = MODELS["raid"].stack().with_(**{"device.members": best})
+    res = fit(curve, model="raid", base_stack=base, **kwargs) if kwargs["verify"] else got[best]
+    tried = ", ".join(f"{n}: {got[n].surrogate_rms:.3f}" for n in sorted(got))
+    res.notes.insert(0, f"raid: the data do not list the array's member disks: {best} members "
+                        f"fitted (rms log error of the fitted points by count: {tried}); "
+                        "RAID 0 assumed: for random reads RAID 0, 5 and 10 send each read to "
+                        "the one member its address maps to, so reads cannot tell the levels "
+                        "apart")
+    return res
+
+
 def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     """``model="auto"``: rank the candidate families by leave-one-depth-out error, fit the
     winner (see :mod:`iosim.fit.select`)."""
@@ -182,7 +212,10 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
         raise SpecError("fit: model 'auto' chooses the family and its parameters; do not pass "
                         "params or base_stack with it")
     cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
-    rows = select.rank(curve, holdout, fit, **cv_kw)
+    candidates = select.CANDIDATES
+    if fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None:
+        candidates = (*candidates, "raid")  # the input names an md array and its members
+    rows = select.rank(curve, holdout, fit, candidates, **cv_kw)
     ok = [r for r in rows if math.isfinite(r["score"])]
     if not ok:
         why = "; ".join(f"{r['model']}: {r['error']}" for r in rows if r["error"])
@@ -346,10 +379,19 @@ def fit(
         return _fit_cloud_budgets(curve, holdout, dict(
             bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed, engine=engine,
             rel_noise=rel_noise, verify=verify, shape=shape, percentiles=percentiles))
+    if model == "raid" and base_stack is None and \
+            fio_members(curve.points if hasattr(curve, "points") else list(curve)) is None:
+        return _fit_raid_members(curve, dict(
+            params=params, holdout=holdout, bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed,
+            engine=engine, rel_noise=rel_noise, verify=verify, shape=shape,
+            percentiles=percentiles))
     names = _parameter_names(mdl, params, curve)
     if not (isinstance(rel_noise, (int, float)) and rel_noise >= 0):
         raise SpecError(f"fit: rel_noise must be a number >= 0 (got {rel_noise!r})")
     base = _base_stack(mdl, base_stack)
+    family_notes: list[str] = []
+    if model == "raid" and base_stack is None:  # the member count from the input
+        base = raid_base(base, curve, family_notes)
     point_notes: list[str] = []
     pts = _points(curve, None, point_notes)
     held = _select_held(pts, holdout)
@@ -426,7 +468,7 @@ def fit(
         ios=ios,
         surrogate_rms=rms,
         shape=shape,
-        notes=fit_notes,
+        notes=family_notes + fit_notes,
     )
 
 

@@ -21,6 +21,13 @@ def _set_dist(base: Distribution, mean: float, scv: float | None) -> Distributio
     return base.scaled(mean / base.mean_s)
 
 
+def _disk(base: Stack):
+    """The disk whose seek curve a fit scales and its dotted prefix: the device, or a RAID's
+    member disk."""
+    member = getattr(base.device, "member", None)
+    return (member, "device.member") if member is not None else (base.device, "device")
+
+
 def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     over: dict[str, Any] = {}
     scv = values.get("device.service.scv")
@@ -49,10 +56,11 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     for k in ("device.iops_limit", "device.read_iops_limit", "device.write_iops_limit"):
         if k in values:
             over[k] = float(values[k])
-    if "device.avg_seek_s" in values:  # the seek curve keeps its shape
-        k = values["device.avg_seek_s"] / base.device.avg_seek_s
+    if "device.avg_seek_s" in values:  # the seek curve keeps its shape (a RAID's members')
+        disk, at = _disk(base)
+        k = values["device.avg_seek_s"] / disk.avg_seek_s
         for key in ("avg_seek_s", "track_to_track_s", "full_stroke_s"):
-            over[f"device.{key}"] = getattr(base.device, key) * k
+            over[f"{at}.{key}"] = getattr(disk, key) * k
     stack, _ = apply_overrides(base, None, over)
     return stack
 

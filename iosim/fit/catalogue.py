@@ -330,6 +330,27 @@ MODELS: dict[str, Model] = {
             sim_ios=400,  # SimPy runs the disk: 400 I/Os a point halve the time (15 s on md)
         ),
         Model(
+            "raid",
+            "an md RAID of HDD-family disks (RAID 0 for reads: each read goes to the member its "
+            "address maps to, each member reorders its own 32-command queue shortest "
+            "positioning time first); the members from the input; fitted by simulation of "
+            "the array: the member's seek, the host gap",
+            ("host.overhead", "device.avg_seek_s"),
+            {
+                "name": "fit-raid",
+                "host": {"overhead": "0"},
+                "block": {"nr_requests": _NO_LIMIT},
+                "hba": {"queue_depth": _NO_LIMIT},
+                "device": {"kind": "raid", "level": "0", "members": 4,
+                           "member": {"kind": "hdd", "rpm": 7200, "avg_seek_s": "9ms",
+                                      "track_to_track_s": "1ms", "full_stroke_s": "18ms",
+                                      "queue_depth": 32, "scheduler": "sptf"}},
+            },
+            {"host.overhead": (0.0, 0.02)},
+            simulated=True,
+            sim_ios=2000,  # the fast engine runs the array: ms a point
+        ),
+        Model(
             "cloud",
             "the cloud volume family: a latency floor (network and back end, many I/Os in "
             "flight at once) behind a token bucket capping IOPS, and the host gap",

@@ -65,6 +65,11 @@ def _from_catalogue() -> tuple[Plausible, ...]:
                   f"{span} disks seek {seek_lo * 1e3:.1f}-{seek_hi * 1e3:.1f} ms on average; "
                   "outside that the fit is absorbing something else (a cache, a RAID, a short "
                   "span, an SSD)", cited(m.seek for m in disks)),
+        Plausible("raid", "device.avg_seek_s", seek_lo * lo, seek_hi * hi,
+                  f"the array's member disks ({span}) seek {seek_lo * 1e3:.1f}-"
+                  f"{seek_hi * 1e3:.1f} ms on average; outside that the fit is absorbing "
+                  "something else (a cache, another member count, a short span, SSD members)",
+                  cited(m.seek for m in disks)),
         Plausible("hdd", "device.service", svc_lo * lo, svc_hi * hi,
                   f"one random I/O on one disk costs a seek plus half a turn: "
                   f"{svc_lo * 1e3:.1f}-{svc_hi * 1e3:.1f} ms ({span}); outside that it is not "
@@ -192,7 +197,7 @@ def host_cap(values: Mapping[str, float], points: Sequence, fmt) -> list[str]:
 def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
     """Say what was assumed when the data do not give the region the offsets fell in (a raw
     device): for a disk the seek distances follow from it."""
-    if model not in ("hdd", "hdd-ncq"):
+    if model not in ("hdd", "hdd-ncq", "raid"):
         return []
     missing = [p for p in points if "span_bytes" not in (p.results.params or {})]
     if not missing:
@@ -201,7 +206,8 @@ def assumed_span(model: str, points: Sequence, base_stack) -> list[str]:
     cap = base_stack.device.capacity_bytes  # the family interface: None when it has no size
     of_disk = ""
     if cap and math.isfinite(cap) and cap > 0:
-        of_disk = f", {min(span / cap, 1.0):.0%} of the model disk's capacity"
+        what = "array's" if model == "raid" else "disk's"
+        of_disk = f", {min(span / cap, 1.0):.0%} of the model {what} capacity"
     return [
         f"the data do not say the span of the offsets (a raw device?): assumed "
         f"{span / 2**30:.4g} GiB{of_disk}; the fitted seek time is for that span"
