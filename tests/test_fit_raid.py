@@ -71,19 +71,3 @@ def test_disk_util_without_members_is_not_an_array():
     slaves = type("R", (), {"extra": {"disk_util": [
         {"name": "md2", "slaves": ["sda", "sdb"]}]}})()
     assert fio_members([slaves]) == ("md2", ["sda", "sdb"])
-
-
-@pytest.mark.skipif(not MD, reason="../shared/corpus not present")
-def test_auto_does_not_use_a_family_whose_fitted_parameters_are_implausible():
-    """On the md sweep the raid family wins the cross-validation only by seeking 30 ms (the
-    span it must assume is too short): auto says so and uses the best plausible family."""
-    from iosim.fit import checks
-    from iosim.fit.result import _fmt
-
-    res = fit(load_curve(MD), model="auto", holdout={"iodepth": [2, 4, 8, 32, 64]})
-    ranked_first = res.selection[0]["model"]
-    note = [n for n in res.notes if "is not used" in n]
-    assert ranked_first == "raid" and res.model != "raid"
-    assert note and "implausible" in note[0] and res.model in note[0]
-    values = {k: p.value for k, p in res.params.items()}
-    assert checks.implausible(res.model, values, _fmt) == []

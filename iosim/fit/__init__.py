@@ -223,25 +223,9 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     pts = _points(curve, None)
     n_depths = len(select._groups(pts, _select_held(pts, holdout)))
     res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
-    fallback = []
-    bad = _implausible(res)
-    for alt in ok[1:] if bad else ():
-        # a winner whose fitted parameters are physically impossible wins by bending them:
-        # the best family whose parameters are plausible is used, and the note says why
-        other = fit(curve, model=alt["model"], holdout=holdout, **kwargs)
-        if not _implausible(other):
-            fallback = [f"auto: {res.model} is not used: {bad[0]}; {other.model} is the best "
-                        "family whose fitted parameters are plausible"]
-            res = other
-            break
     res.selection = rows
-    res.notes = select.verdict(rows, n_depths) + fallback + res.notes
+    res.notes = select.verdict(rows, n_depths) + res.notes
     return res
-
-
-def _implausible(res: FitResult) -> list[str]:
-    """The plausibility warnings (:func:`checks.implausible`) of a fit's values."""
-    return checks.implausible(res.model, {k: p.value for k, p in res.params.items()}, _fmt)
 
 
 def _parameter_names(mdl: Model, params: Sequence[str] | None, curve) -> list[str]:
