@@ -139,6 +139,51 @@ def _seek_threshold(key, hp):
 
 
 @numba.njit
+def _seek_floor(hp, fp):
+    """A floor under every seek to another cylinder: the least of the measured table's
+    times, or of the fitted curve's values at the ends of its two pieces (one track, the
+    knee, the full stroke), each piece being monotonic whatever the signs of a and b."""
+    if hp[H_TABLE] != 0.0:
+        lo = np.inf
+        for j in range(len(fp)):
+            lo = min(lo, fp[j])
+        return lo
+    t2t, a, b, knee = hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE]
+    return min(t2t, _seek(min(knee, 1.0), t2t, a, b, knee), _seek(1.0, t2t, a, b, knee))
+
+
+@numba.njit
+def _bound(cyl, surf, angle, write, head_cyl, head_surf, head_angle, seek_lo, rev, settle,
+           hsw):
+    """A lower bound on a candidate's positioning time, from numbers only: the move is
+    at least ``seek_lo`` (+ settle) to another cylinder, a head switch (+ settle) to another
+    surface, 0 on the same track; the platter brings the target angle under the head at
+    ``phi`` (from now; a pass up to 2e-6 of a revolution ago counts, for the reference's snap
+    of a wait within 1e-6 of a revolution to none), and then every revolution, and the wait
+    ends at one of those times at or after the move (less the snap, allowed for below).
+    Rounding: see ``pool_pick``."""
+    if cyl != head_cyl:
+        m = seek_lo + write * settle
+    elif surf != head_surf:
+        m = hsw + write * settle
+    else:
+        m = 0.0
+    phi = angle - head_angle
+    if phi < 0.0:
+        phi += 1.0
+    if phi > 1.0 - 2e-6:  # just passed: the snap may count it as under the head now
+        phi -= 1.0
+    phi *= rev
+    m2 = m - 2e-6 * rev
+    if phi < m2:  # the first pass is before the move ends: one revolution later, or more
+        p1 = phi + rev
+        if p1 < m2:
+            p1 = phi + rev * math.ceil((m2 - phi) / rev)
+        phi = p1
+    return max(phi, m)
+
+
+@numba.njit
 def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
     """``HddModel._pick``: the oldest, or the shortest positioning time (first of equals).
     Returns (index, its positioning time: NaN when not computed)."""
@@ -151,13 +196,26 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
                 best = i
         return best, np.nan
     rpm = hp[H_RPM]
+    rev = 60.0 / rpm
     # The choice is the least (positioning time, index), as numpy.argmin's first of equals.
-    # Candidates are scanned from the nearest cylinder on, and skipped when they cannot win,
-    # which changes no choice: the rotational wait and the settle are >= 0, so a candidate
-    # whose move is longer than the best time so far loses; and the fitted seek curve never
-    # falls with distance (a, b >= 0; rounding is monotonic), so once the seek over dthr
-    # cylinders is longer than the best time, every farther candidate loses too (the best time
-    # only falls). A measured table need not be monotonic: no distance threshold then.
+    # Candidates are skipped only when they provably lose, which changes no choice:
+    # * a cheap bound (``_bound``) above the best time so far. It holds in exact arithmetic;
+    #   the computed bound and time differ from it by rounding of the order of
+    #   now / rev * 2**-52 revolutions (the platter angle from the clock), far below the
+    #   tolerance ``tol`` (1e-6 of a revolution + 1 ns) the bound must clear. Its
+    #   revolution count allows 2e-6 of a revolution below the move, so neither the snap
+    #   nor that rounding can make it count a revolution too many.
+    # * the rotational wait and the settle are >= 0, so a candidate whose move is longer
+    #   than the best time so far loses; and the fitted seek curve never falls with distance
+    #   (a, b >= 0; rounding is monotonic), so once the seek over dthr cylinders is longer
+    #   than the best time, every farther candidate loses too (the best time only falls). A
+    #   measured table need not be monotonic: no distance threshold then.
+    # The scan starts from the nearest cylinder.
+    head_angle = now / rev
+    head_angle = head_angle - math.floor(head_angle)
+    seek_lo = _seek_floor(hp, fp)
+    tol = 1e-6 * rev + 1e-9
+    hsettle, hsw = hp[H_SETTLE], hp[H_HSW]
     best = 0
     dmin = np.inf
     for i in range(n):
@@ -165,7 +223,7 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
         if dcyl < dmin:
             dmin = dcyl
             best = i
-    settle = pool[best, O_WRITE] * hp[H_SETTLE]
+    settle = pool[best, O_WRITE] * hsettle
     key = positioning(now, head_cyl, head_surf, pool[best, O_CYL], pool[best, O_SURF],
                       pool[best, O_ANGLE], settle, hp, xp, fp)
     first = best
@@ -179,7 +237,11 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
         dcyl = abs(pool[i, O_CYL] - head_cyl)
         if dcyl >= dthr:
             continue
-        settle = pool[i, O_WRITE] * hp[H_SETTLE]
+        b = _bound(pool[i, O_CYL], pool[i, O_SURF], pool[i, O_ANGLE], pool[i, O_WRITE], head_cyl,
+                   head_surf, head_angle, seek_lo, rev, hsettle, hsw)
+        if b - tol > key:
+            continue
+        settle = pool[i, O_WRITE] * hsettle
         move = _move(head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], settle, hp, xp, fp)
         if move > key:
             if monotonic and dcyl > 0:
