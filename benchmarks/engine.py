@@ -47,7 +47,8 @@ def device_stacks():
     key, (stack, workload)). The disk: hdd-7200 (SPTF, NCQ) with 32 outstanding random reads;
     RAID: a RAID 5 of six such disks and E8's RAID 0 of 12 disks with the controller's
     write-back cache and coalescing, 16 jobs each; the array as it comes (four RAID 5 groups of
-    four disks) under 16 random readers."""
+    four disks) under 16 random readers; the SSD (nvme-intel-750: dies, channels, buffers) and a
+    cloud volume (cloud-uos-1tb: token buckets) with 16 jobs of their presets' workloads."""
     stack, wl = presets.load("hdd-7200")
     yield "hdd-7200 SPTF QD 32", "hdd", (stack, replace(wl, numjobs=32))
     yield "RAID 5 of 6 hdd-7200, 16 writers", "raid5_hdd", raid5_of_disks(16)
@@ -55,6 +56,10 @@ def device_stacks():
     yield "raid0-12x-hdd-wbc, numjobs 16", "raid0_wbc", (e8, replace(e8_wl, numjobs=16))
     yield "array (4 RAID 5 groups of disks), 16 readers", "array", (
         Stack(device=ArrayDevice()), Workload(rw="randread", numjobs=16))
+    ssd, ssd_wl = presets.load("nvme-intel-750")
+    yield "nvme-intel-750, 16 jobs", "ssd", (ssd, replace(ssd_wl, numjobs=16))
+    cloud, cloud_wl = presets.load("cloud-uos-1tb")
+    yield "cloud-uos-1tb, 16 jobs", "cloud", (cloud, replace(cloud_wl, numjobs=16))
 
 
 # The reference engine's run of a device row is simpy_ios // 5 I/Os, except where that would
