@@ -13,6 +13,7 @@ import numpy as np
 from ..dists import Quantiles
 from ..results import Curve, Results
 from ..spec import SpecError
+from ..traces.table import _f
 from ..workload import Workload
 
 # -- measured points -----------------------------------------------------------------------
@@ -31,14 +32,6 @@ _WORKLOAD_KEYS = (
 )
 
 
-def _f(v: Any) -> float | None:
-    if v is None:
-        return None
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
 
 
 @dataclass
