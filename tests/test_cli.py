@@ -303,7 +303,7 @@ def test_fit_passes_its_arguments(capsys, monkeypatch, tmp_path):
         ),
         (["sweep", "--vary", "hba.queue_depth=1", "--connect-timeout", "-1s"], "timeout"),
         (["report", "/no/such/file.json"], "no such file"),
-        (["fit", "a.json", "--model", "raid"], "--model"),
+        (["fit", "a.json", "--model", "raid6"], "--model"),
         (["plan", "--latency", "1ms"], "--iops"),
     ],
 )
