@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from equality import both, differences
+from equality import both, differences, draw_layers, draw_workload
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +23,7 @@ from iosim.engine.simpy_engine import run_simpy
 from iosim.replay import replay
 from iosim.simulate import open_loop_capacity_iops, simulate
 from iosim.spec import SpecError
-from iosim.stack import BlockSpec, HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
+from iosim.stack import HbaSpec, MultipathSpec, Stack
 from iosim.traces.blocktrace import BlockTrace
 from iosim.workload import Workload
 
@@ -153,27 +153,13 @@ def hdd_stacks(draw):
         write_cached_overhead_s=draw(st.sampled_from([0.0, 25e-6])),
         write_settle_s=draw(st.sampled_from([0.0, 0.1e-3])),
         head_switch_s=draw(st.sampled_from([0.0, 0.5e-3])))
-    parts = dict(
-        host=HostSpec(overhead=draw(st.sampled_from(["0", "det:20us", "exp:50us"]))),
-        block=BlockSpec(nr_requests=draw(st.sampled_from([2, 128, 10**6])),
-                        max_sectors_bytes=draw(st.sampled_from([65536, 524288]))),
-        hba=HbaSpec(queue_depth=draw(st.integers(1, 32))),
-        multipath=MultipathSpec(paths=draw(st.integers(1, 2))),
-        link=LinkSpec(latency_s=draw(st.sampled_from([0.0, 1e-5])),
-                      bandwidth_Bps=draw(st.sampled_from([float("inf"), 1e9]))))
+    parts = draw_layers(draw)
     stack = Stack(device=dev, **parts)
     rw = draw(st.sampled_from(["randread", "randwrite", "randrw", "read", "write", "rw"]))
     sizes = draw(st.sampled_from([{"block_size_bytes": 4096}, {"block_size_bytes": 131072},
                                   {"bssplit": "4k/60:64k/30:256k/10"}]))
     span = draw(st.sampled_from([1e8, 5e9])) if draw(st.booleans()) else dev.capacity_bytes
-    if draw(st.booleans()):
-        wl = Workload(rw=rw, numjobs=draw(st.integers(1, 8)), iodepth=draw(st.integers(1, 4)),
-                      thinktime_s=draw(st.sampled_from([0.0, 2e-4])), span_bytes=span, **sizes)
-    else:
-        wl = Workload(rw=rw, rate_iops=1.0, arrival=draw(st.sampled_from(["poisson", "paced"])),
-                      span_bytes=span, **sizes)
-        cap = open_loop_capacity_iops(stack, wl)
-        wl = replace(wl, rate_iops=cap * draw(st.sampled_from([0.3, 0.7])))
+    wl = draw_workload(draw, stack, rw, sizes, span)
     return stack, wl
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from equality import both, differences
+from equality import both, differences, draw_layers, draw_workload
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,7 +25,7 @@ from iosim.devices import ArrayDevice, RaidDevice
 from iosim.engine.fast import supports
 from iosim.replay import replay
 from iosim.simulate import open_loop_capacity_iops, simulate
-from iosim.stack import BlockSpec, HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
+from iosim.stack import BlockSpec, HbaSpec, Stack
 from iosim.traces.blocktrace import BlockTrace
 from iosim.workload import Workload
 
@@ -320,26 +320,11 @@ def raid_stacks(draw):
             destage_limit=draw(st.sampled_from([1, 8])),
             destage_rate_Bps=draw(st.sampled_from([float("inf"), 50e6])),
             extent_bytes=draw(st.sampled_from([65536, 1 << 20])))
-    stack = Stack(
-        device=dev,
-        host=HostSpec(overhead=draw(st.sampled_from(["0", "det:20us", "exp:50us"]))),
-        block=BlockSpec(nr_requests=draw(st.sampled_from([2, 128, 10**6])),
-                        max_sectors_bytes=draw(st.sampled_from([65536, 524288]))),
-        hba=HbaSpec(queue_depth=draw(st.integers(1, 32))),
-        multipath=MultipathSpec(paths=draw(st.integers(1, 2))),
-        link=LinkSpec(latency_s=draw(st.sampled_from([0.0, 1e-5])),
-                      bandwidth_Bps=draw(st.sampled_from([float("inf"), 1e9]))))
+    stack = Stack(device=dev, **draw_layers(draw))
     rw = draw(st.sampled_from(["randread", "randwrite", "randrw", "read", "write", "rw"]))
     sizes = draw(st.sampled_from([{"block_size_bytes": 4096}, {"block_size_bytes": 131072},
                                   {"bssplit": "4k/60:64k/30:1m/10"}]))
-    if draw(st.booleans()):
-        wl = Workload(rw=rw, numjobs=draw(st.integers(1, 8)), iodepth=draw(st.integers(1, 4)),
-                      thinktime_s=draw(st.sampled_from([0.0, 2e-4])), span_bytes=4e9, **sizes)
-    else:
-        wl = Workload(rw=rw, rate_iops=1.0, arrival=draw(st.sampled_from(["poisson", "paced"])),
-                      span_bytes=4e9, **sizes)
-        cap = open_loop_capacity_iops(stack, wl)
-        wl = replace(wl, rate_iops=cap * draw(st.sampled_from([0.3, 0.7])))
+    wl = draw_workload(draw, stack, rw, sizes, 4e9)
     return stack, wl
 
 
