@@ -16,6 +16,15 @@ def both(stack, wl, *, ios, warmup_ios, seed):
     return ref, fast
 
 
+def assert_identical(stack, wl, *, ios, warmup_ios, seed):
+    """Run both engines and assert the contract: counters and every Results field equal;
+    return (SimPy's Results, the fast engine's Results)."""
+    ref, fast = both(stack, wl, ios=ios, warmup_ios=warmup_ios, seed=seed)
+    assert ref.counters == fast.counters
+    assert differences(ref, fast) == []
+    return ref, fast
+
+
 def differences(a, b) -> list:
     """The fields in which two Results differ (NaN equals NaN; which engine ran is not a
     difference)."""
