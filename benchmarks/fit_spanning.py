@@ -39,6 +39,9 @@ SWEEPS = {
     "md RAID of HDDs, QD 1-128 (fit 1, 16, 128)": (
         sorted(CORPUS.glob("fio218-md127-raid-randread-qd*-nj1.json")),
         {"iodepth": [2, 4, 8, 32, 64]}),
+    "Windows fio, randrw on a 1 MiB file, QD 1-32 (fit 1, 8, 32)": (
+        [CORPUS / "fio341-windows-qd1-32-sweep-6-groups-custom-percentiles.json"],
+        {"iodepth": [2, 4, 16]}),
     "measured_kvm_virtio, QD 1-256 (fit 1, 16, 256)": (
         [ROOT / "data" / "measured_kvm_virtio" / "summary.csv"],
         {"qd": [2, 4, 8, 32, 64, 128]}),

@@ -463,6 +463,11 @@ FIT_SETS: tuple[FitSet, ...] = (
     FitSet("md-raid", "Linux md RAID of HDDs, fio 4 KiB randread, QD 1..128 "
            "(louwrentius/fio-plot)", ("fio-json/fio218-md127-raid-randread-qd*-nj1.json",),
            root="corpus"),
+    FitSet("windows-randrw", "fio 3.41 on Windows (windowsaio, direct), 4 KiB randrw 50/50 on a "
+           "1 MiB file, QD 1..32, six stonewalled groups in one file (NightHydra/"
+           "AdvancedComputerSystemsProjects)",
+           ("fio-json/fio341-windows-qd1-32-sweep-6-groups-custom-percentiles.json",),
+           root="corpus"),
     FitSet("E1-table", "E1: vdbench, all-flash LUN, threads 1..4",
            ("e01_vdbench_allflash/threads.csv",)),
     FitSet("E2-table", "E2: HBA queue depth 4, threads 2..10 (latency only)",
