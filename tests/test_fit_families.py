@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from iosim import Curve, Results, Stack, Workload, simulate, theory
+from iosim import Curve, Results, SpecError, Stack, Workload, simulate, theory
 from iosim.fit import MODELS, _build_stack, checks, fit, select, surrogate
 
 
@@ -85,6 +85,15 @@ def test_auto_ranks_the_families_by_held_out_error():
     assert "ssd wins" in res.notes[0] and "ahead of" in res.notes[0]
     assert "selection" in res.to_dict()
     assert "leave-one-depth-out" in res.report()
+
+
+def test_auto_on_one_depth_says_what_to_do_in_one_line():
+    """Leaving one depth out needs two depths: one point is refused with the way out, not with
+    every family's 'every point is held out'."""
+    curve = _measure(_ssd(16, 80e-6, 12e-6), [1, 4, 16])
+    with pytest.raises(SpecError, match=r"two or more depths \(this data has 1\).*--model") as e:
+        fit(curve, model="auto", holdout={"iodepth": [4, 16]})
+    assert "\n" not in str(e.value)
 
 
 def test_a_missed_training_point_is_reported():

@@ -211,6 +211,13 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     if kwargs.get("params") is not None or kwargs.get("base_stack") is not None:
         raise SpecError("fit: model 'auto' chooses the family and its parameters; do not pass "
                         "params or base_stack with it")
+    pts = _points(curve, None)
+    n_depths = len(select._groups(pts, _select_held(pts, holdout)))
+    if n_depths < 2:
+        raise SpecError(
+            f"fit: model auto ranks the families by leaving one depth out, so it needs fitted "
+            f"points at two or more depths (this data has {n_depths}); name a family instead, "
+            f"e.g. --model generic, ssd, hdd or cloud")
     cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
     candidates = select.CANDIDATES
     if fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None:
@@ -220,8 +227,6 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     if not ok:
         why = "; ".join(f"{r['model']}: {r['error']}" for r in rows if r["error"])
         raise SpecError(f"fit: model auto: no candidate could be fitted ({why})")
-    pts = _points(curve, None)
-    n_depths = len(select._groups(pts, _select_held(pts, holdout)))
     res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
     res.selection = rows
     res.notes = select.verdict(rows, n_depths) + res.notes
