@@ -54,8 +54,8 @@ FIT_MODELS = {
     "cloud": "a latency floor behind token buckets (read/write budgets chosen by the data)",
     "raid": "an md RAID 0 of 7200 rpm NCQ disks (members from fio's disk_util), by simulation",
 }
-# --model auto: every family but hdd-ncq (raid only when the input names an md array's
-# members), ranked by leave-one-depth-out error
+# --model auto: every family (hdd-ncq only when the lowest depth takes milliseconds, raid only
+# when the input names an md array's members), ranked by leave-one-depth-out error
 
 __all__ = ["main"]
 
@@ -1360,8 +1360,8 @@ def _add_fit_parser(sub) -> None:
         description="Calibrate a stack model to measured points (fio, vdbench, sysbench,\n"
         "IOMeter output) and say how well it predicts them.\n\nmodels:\n"
         + "\n".join(f"  {k:<8} {v}" for k, v in FIT_MODELS.items())
-        + "\n  auto     each family above but hdd-ncq (raid when fio lists an md array's "
-        "member disks), ranked by leave-one-depth-out error",
+        + "\n  auto     each family above (hdd-ncq when the lowest depth takes milliseconds, "
+        "raid when fio lists an md array's member disks), ranked by leave-one-depth-out error",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sp.add_argument(

@@ -220,6 +220,8 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
             f"e.g. --model generic, ssd, hdd or cloud")
     cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
     candidates = select.CANDIDATES
+    if select.mechanical(pts, _select_held(pts, holdout)):
+        candidates = (*candidates, "hdd-ncq")  # milliseconds at the lowest depth: a disk?
     if fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None:
         candidates = (*candidates, "raid")  # the input names an md array and its members
     rows = select.rank(curve, holdout, fit, candidates, **cv_kw)

@@ -19,11 +19,28 @@ from typing import Any
 
 from ..spec import SpecError
 
-#: the families ``auto`` compares: the ones with an analytic surrogate (``hdd-ncq`` is fitted
-#: by simulating the disk, tens of seconds per fit: ask for it by name); ``raid`` (simulated on
-#: the fast engine, about a second a fit) joins them when the input names an md array and its
-#: member disks (:func:`iosim.fit.raid.fio_members`)
+#: the families ``auto`` always compares (each has an analytic surrogate). Two fitted by
+#: simulation on the fast engine join them when the data call for them: ``hdd-ncq`` when the
+#: lowest fitted depth takes milliseconds (:func:`mechanical`), ``raid`` when the input names an
+#: md array and its member disks (:func:`iosim.fit.raid.fio_members`)
 CANDIDATES = ("generic", "ssd", "cloud", "hdd")
+
+#: a mean latency at the lowest fitted depth from which a reordering disk is worth trying: a
+#: random small I/O on a spinning disk costs a seek and part of a turn, 2 ms or more even at
+#: 15,000 rpm (half a turn), while flash and cache hits answer in tens to hundreds of us
+MECHANICAL_S = 1e-3
+
+
+def mechanical(points: list, held: set[int]) -> bool:
+    """True when the fitted points' lowest depth is slow enough to be a spinning disk's
+    positioning (see :data:`MECHANICAL_S`); open-loop points never decide it."""
+    closed = [p for p in points if p.index not in held and not p.workload.open_loop]
+    if not closed:
+        return False
+    low = min(p.n for p in closed)
+    lat = [p.measured.get("lat_mean_s") for p in closed if p.n == low]
+    lat = [v for v in lat if v is not None and math.isfinite(v)]
+    return bool(lat) and min(lat) >= MECHANICAL_S
 
 #: scores closer than this (a fraction: half the 8 % run-to-run spread assumed by the
 #: diagnostics) are reported as a tie
