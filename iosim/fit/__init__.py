@@ -212,7 +212,10 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
         raise SpecError("fit: model 'auto' chooses the family and its parameters; do not pass "
                         "params or base_stack with it")
     pts = _points(curve, None)
-    n_depths = len(select._groups(pts, _select_held(pts, holdout)))
+    held = _select_held(pts, holdout)
+    # sizes or patterns that differ are every family's refusal: say it once, not per family
+    _check_one_workload([p for p in pts if p.index not in held], [], by_direction=True)
+    n_depths = len(select._groups(pts, held))
     if n_depths < 2:
         raise SpecError(
             f"fit: model auto ranks the families by leaving one depth out, so it needs fitted "
@@ -220,7 +223,7 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
             f"e.g. --model generic, ssd, hdd or cloud")
     cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
     candidates = select.CANDIDATES
-    if select.mechanical(pts, _select_held(pts, holdout)):
+    if select.mechanical(pts, held):
         candidates = (*candidates, "hdd-ncq")  # milliseconds at the lowest depth: a disk?
     if fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None:
         candidates = (*candidates, "raid")  # the input names an md array and its members
