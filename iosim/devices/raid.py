@@ -4,9 +4,18 @@ Physics (pure functions): :func:`raid_map` turns one request into the member I/O
 two phases (reads, then writes that depend on them):
 
 * RAID 0: the address space is cut into stripe units dealt round-robin over the members.
-* RAID 1: every member holds everything; a read goes to one member (alternating by stripe
-  unit), a write to all of them.
-* RAID 10: RAID 0 over mirrored pairs (members 2k and 2k+1).
+* RAID 1: every member holds everything; a read goes to one member, a write to all of them.
+* RAID 10: RAID 0 over mirrored pairs (members 2k and 2k+1; md's "near 2" layout).
+* Which mirror serves a RAID 1/10 read (``read_policy``, :func:`raid_mirror_choice`):
+  ``alternate`` (the default) takes them in turn by stripe unit and a running counter;
+  ``md`` balances as Linux md does (``read_balance`` in drivers/md/raid1.c and raid10.c): for
+  rotational members (``hdd``) the first mirror with no member I/O pending, else the one whose
+  head (the end of the last member I/O it completed) is nearest the read; for other members
+  the one with the fewest member I/Os pending (the first on a tie). md counts a member's
+  pending I/Os from submission to completion and moves its head position when a read or a
+  write completes; so does the model (every member I/O the set sends counts, rebuild I/Os
+  too; a spare starts idle with its head at 0). At queue depth 1 the first mirror of each
+  pair serves every read and the second stays idle, as md does.
 * RAID 5: each row of n - 1 data units has one parity unit, rotating left-symmetrically. A
   write that covers only part of a row is a read-modify-write: read the old data and the old
   parity, then write both (4 member I/Os for a small write), or, when cheaper, read the rest
@@ -79,6 +88,8 @@ from .base import DeviceFamily
 __all__ = [
     "RaidDevice",
     "RAID_LEVELS",
+    "READ_POLICIES",
+    "raid_mirror_choice",
     "RAID_PHASES",
     "raid_map",
     "raid_map_tagged",
@@ -94,6 +105,11 @@ __all__ = [
 ]
 
 RAID_LEVELS = ("0", "1", "10", "5", "6")
+#: How a RAID 1/10 read picks its mirror (see the module text).
+READ_POLICIES = ("alternate", "md")
+#: The read policy as the plan functions take it: alternate; md over rotational members
+#: (idle first, then the nearest head); md over other members (fewest pending).
+POLICY_ALTERNATE, POLICY_MD_NEAREST, POLICY_MD_LEAST = 0, 1, 2
 #: Phases of a RAID set with a member failure, in order (the keys of the per-phase counters).
 RAID_PHASES = ("before_failure", "degraded", "rebuilding", "after_rebuild")
 
@@ -335,7 +351,42 @@ def _pieces_of(offset, size, su):
     return pc, n
 
 
-def _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, rd, wr):
+def raid_mirror_choice(policy, g0, glen, failed, moff, turn, pend, head, rd, nr):
+    """The member of the mirror group ``g0 .. g0 + glen - 1`` that serves a read at member
+    offset ``moff``, never ``failed`` (-1 for none). ``policy`` is a ``POLICY_*`` code;
+    ``turn`` the alternate policy's counter; ``pend[m]`` the member I/Os pending at member
+    ``m`` (the reads ``rd[:nr]`` already planned for this request count too) and ``head[m]``
+    where its last one ended (bytes), as Linux md's ``read_balance`` sees them."""
+    if policy == POLICY_ALTERNATE:
+        in_group = g0 <= failed < g0 + glen
+        i = turn % (glen - (1 if in_group else 0))
+        m = g0 + i
+        if in_group and m >= failed:  # the i-th member of the group that is alive
+            m += 1
+        return m
+    best = -1
+    best_d = math.inf
+    for m in range(g0, g0 + glen):
+        if m == failed:
+            continue
+        p = pend[m]
+        for i in range(nr):
+            if int(rd[i, IO_MEMBER]) == m:
+                p += 1
+        if policy == POLICY_MD_NEAREST:
+            if p == 0:  # an idle mirror: md's distance 0, the first one wins
+                return m
+            d = abs(moff - head[m])
+        else:
+            d = float(p)
+        if d < best_d:
+            best_d = d
+            best = m
+    return best
+
+
+def _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, policy, pend, head, rd,
+                 wr):
     """RAID 1 (every member a mirror) and RAID 10 (RAID 0 over mirrored pairs)."""
     nr = 0
     nw = 0
@@ -348,14 +399,12 @@ def _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, rd, wr):
             g0, glen = 2 * (unit % pairs), 2
             moff = (unit // pairs) * su + pc[k, 1]
         in_group = g0 <= failed < g0 + glen
-        alive = glen - (1 if in_group else 0)
         if is_read:
             turn = read_turn + k + unit
-            hit = in_group and g0 + turn % glen == failed
-            i = turn % alive
-            m = g0 + i
-            if in_group and m >= failed:  # the i-th member of the group that is alive
-                m += 1
+            m = raid_mirror_choice(policy, g0, glen, failed, moff, turn, pend, head, rd, nr)
+            # tagged when, without the failure, the failed member would have served it
+            hit = in_group and raid_mirror_choice(policy, g0, glen, -1, moff, turn, pend,
+                                                  head, rd, nr) == failed
             nr = _put(rd, nr, m, moff, pc[k, 2], 1.0 if hit else 0.0)
         else:
             for m in range(g0, g0 + glen):
@@ -364,12 +413,14 @@ def _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, rd, wr):
     return nr, nw
 
 
-def raid_plan(level, n, su, offset, size, is_read, failed, read_turn, rd, wr):
+def raid_plan(level, n, su, offset, size, is_read, failed, read_turn, policy, pend, head, rd,
+              wr):
     """The member I/Os of one request: reads into ``rd``, then the writes that depend on them
     into ``wr`` (rows :func:`raid_plan_rows` long at least; columns ``IO_*``, the tag 1.0 when
     the failure caused or changed the I/O); returns (reads, writes). ``level`` is
-    :func:`raid_level_code`'s number, ``failed`` a failed member (-1 for none), ``read_turn``
-    picks the mirror of a RAID 1/10 read."""
+    :func:`raid_level_code`'s number, ``failed`` a failed member (-1 for none); ``read_turn``,
+    ``policy`` (``POLICY_*``), ``pend`` and ``head`` (per member: I/Os pending, where the last
+    one ended) pick the mirror of a RAID 1/10 read (:func:`raid_mirror_choice`)."""
     pc, npc = _pieces_of(offset, size, su)
     if level == 0:
         nr = 0
@@ -383,7 +434,8 @@ def raid_plan(level, n, su, offset, size, is_read, failed, read_turn, rd, wr):
                 nw = _put(wr, nw, unit % n, moff, pc[k, 2], 0.0)
         return nr, nw
     if level == 1 or level == 10:
-        return _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, rd, wr)
+        return _mirror_plan(level, n, su, pc, npc, is_read, failed, read_turn, policy, pend,
+                            head, rd, wr)
     # parity levels: the pieces of one row go together, rows in order
     ndata = n - 1 if level == 5 else n - 2
     nr = 0
@@ -402,17 +454,23 @@ def raid_plan(level, n, su, offset, size, is_read, failed, read_turn, rd, wr):
 
 
 def raid_map_tagged(level: str, members: int, stripe_unit_bytes: float, offset: float,
-                    size: float, is_read: bool, failed: int = -1, read_turn: int = 0
+                    size: float, is_read: bool, failed: int = -1, read_turn: int = 0,
+                    policy: int = POLICY_ALTERNATE, pending=None, head=None
                     ) -> tuple[list[TaggedIO], list[TaggedIO]]:
     """:func:`raid_map` with a fourth element per member I/O: True when the failure caused it
     or changed it (a reconstruct read of a unit on the failed member; a mirror read that would
     have gone to the failed member; the I/Os of a write whose row or mirror pair lost a
-    member). Python lists of :func:`raid_plan`'s arrays."""
+    member). ``policy``, ``pending`` and ``head`` (per member; default: every member idle,
+    its head at 0) as :func:`raid_plan` takes them. Python lists of :func:`raid_plan`'s
+    arrays."""
     rows = raid_plan_rows(members, stripe_unit_bytes, size)
     rd = np.empty((rows, NIO))
     wr = np.empty((rows, NIO))
+    pend = np.zeros(members, np.int64) if pending is None else pending
+    head = np.zeros(members) if head is None else head
     nr, nw = raid_plan(raid_level_code(level), members, float(stripe_unit_bytes),
-                       float(offset), float(size), bool(is_read), failed, read_turn, rd, wr)
+                       float(offset), float(size), bool(is_read), failed, read_turn, policy,
+                       pend, head, rd, wr)
     return _as_list(rd, nr), _as_list(wr, nw)
 
 
@@ -422,15 +480,17 @@ def _as_list(plan, n) -> list[TaggedIO]:
 
 
 def raid_map(level: str, members: int, stripe_unit_bytes: float, offset: float, size: float,
-             is_read: bool, failed: int = -1, read_turn: int = 0
+             is_read: bool, failed: int = -1, read_turn: int = 0,
+             policy: int = POLICY_ALTERNATE, pending=None, head=None
              ) -> tuple[list[MemberIO], list[MemberIO]]:
     """Member I/Os for one request: (reads, writes); the writes start when the reads are done.
 
-    ``failed`` is the index of a failed member (-1 for none); ``read_turn`` picks the mirror
-    for RAID 1/10 reads (e.g. a running counter).
+    ``failed`` is the index of a failed member (-1 for none); ``read_turn`` (e.g. a running
+    counter), ``policy``, ``pending`` and ``head`` pick the mirror for RAID 1/10 reads
+    (:func:`raid_mirror_choice`).
     """
     reads, writes = raid_map_tagged(level, members, stripe_unit_bytes, offset, size, is_read,
-                                    failed, read_turn)
+                                    failed, read_turn, policy, pending, head)
     return [io[:3] for io in reads], [io[:3] for io in writes]
 
 
@@ -471,6 +531,7 @@ class RaidDevice(DeviceFamily, Spec):
     destage_limit: int = fld(64, "int")
     coalesce_count: int = fld(1, "int")
     coalesce_timeout_s: float = fld(0.0, "time")
+    read_policy: str = fld("alternate", "choice", choices=READ_POLICIES)
 
     def __post_init__(self):
         lvl = self.level
@@ -510,6 +571,8 @@ class RaidDevice(DeviceFamily, Spec):
         self.require(self.destage_limit >= 1, "destage_limit", ">= 1")
         self.require(self.coalesce_count >= 1, "coalesce_count", ">= 1")
         self.require(self.coalesce_timeout_s >= 0, "coalesce_timeout_s", ">= 0 s")
+        self.require(self.read_policy in READ_POLICIES, "read_policy",
+                     f"one of {', '.join(READ_POLICIES)}")
 
     def _validate_faults(self, sector: float) -> None:
         self.require(math.isfinite(self.fail_at_s) and self.fail_at_s >= 0, "fail_at_s",
@@ -548,6 +611,16 @@ class RaidDevice(DeviceFamily, Spec):
                                                 self.stripe_unit_bytes, self.rebuild_span_bytes))
 
     @property
+    def read_policy_code(self) -> int:
+        """``read_policy`` as :func:`raid_plan` takes it (``md`` depends on whether the members
+        are rotational: disks balance by head position, others by pending I/Os)."""
+        if self.read_policy == "alternate":
+            return POLICY_ALTERNATE
+        from .hdd import HddDevice
+
+        return POLICY_MD_NEAREST if isinstance(self.member, HddDevice) else POLICY_MD_LEAST
+
+    @property
     def units(self) -> int:
         """All members' execution units."""
         return self.members * self.member.units
@@ -574,19 +647,20 @@ class RaidDevice(DeviceFamily, Spec):
         return member + 2 * int(self.write_cache_bytes // 4096)
 
     def map(self, offset: float, size: float, is_read: bool, read_turn: int = 0,
-            failed: int | None = None):
-        """Member I/Os of one request: :func:`raid_map` with this set's geometry; ``failed``
-        defaults to ``failed_member`` (-1 for none)."""
+            failed: int | None = None, pending=None, head=None):
+        """Member I/Os of one request: :func:`raid_map` with this set's geometry and read
+        policy; ``failed`` defaults to ``failed_member`` (-1 for none)."""
         if failed is None:
             failed = -1 if self.failed_member is None else self.failed_member
         return raid_map(self.level, self.members, self.stripe_unit_bytes, offset, size,
-                        is_read, failed, read_turn)
+                        is_read, failed, read_turn, self.read_policy_code, pending, head)
 
     def map_tagged(self, offset: float, size: float, is_read: bool, read_turn: int,
-                   failed: int):
-        """:func:`raid_map_tagged` with this set's geometry."""
+                   failed: int, pending=None, head=None):
+        """:func:`raid_map_tagged` with this set's geometry and read policy."""
         return raid_map_tagged(self.level, self.members, self.stripe_unit_bytes, offset, size,
-                               is_read, failed, read_turn)
+                               is_read, failed, read_turn, self.read_policy_code, pending,
+                               head)
 
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time a member unit is held by a random read of ``size_bytes`` (so that

@@ -460,7 +460,8 @@ NFP = 34
 # front-end cores, read-hit ratio, cache, mirror time, destage limit and rate, extent
 (RP_GROUPS, RP_AOCAP, RP_A_UNITS, RP_A_HIT, RP_A_CACHE, RP_A_MIRROR, RP_A_DLIMIT, RP_A_RATE,
  RP_A_EXTENT) = range(20, 29)
-NRP = 29
+RP_POLICY = 29  # the mirror-read policy (devices.raid POLICY_*)
+NRP = 30
 # the array's counters: the row after the groups' in rc
 AC_HITS, AC_MISSES, AC_CACHED, AC_DESTAGES, AC_BACKEND = range(5)
 ARRAY_COUNTERS = ("read_hits", "read_misses", "cached_writes", "destages", "backend_writes")
@@ -471,11 +472,13 @@ RC_PREQ = 17  # 4 slots: requests per phase
 RC_PDR = 21  # 4 slots: degraded reads per phase
 (RC_FAILED_NOW, RC_SPARE, RC_FAILTRIG, RC_REGSEQ, RC_RB_WAITING, RC_RB_TURN) = range(25, 31)
 NRC = 31
+RC_PEND0 = NRC  # rc's columns from here: member I/Os pending at each member (read balancing)
 RCF_REBUILT, RCF_TARGET = 0, 1
 RCF_PLAT = 2  # 4 slots: summed latency per phase
 (RCF_FAILED_AT, RCF_RB_STARTED, RCF_RB_ENDED, RCF_REBUILT_TO, RCF_RB_POS,
  RCF_RB_T0) = range(6, 12)
 NRCF = 12
+RCF_HEAD0 = NRCF  # rcf's columns from here: where each member's last member I/O ended
 # phases (RAID_PHASES), what an op is for (an attempt's index, else these), its steps, and
 # how it waits for its member processes (an AllOf; the `doomed | failed` Or; then the rest)
 PH_BEFORE, PH_DEGRADED, PH_REBUILDING, PH_AFTER = range(4)
@@ -826,6 +829,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     # member, the I/O, the op), the plan of the op being planned, the coalescer's pending
     # reports (the counters, the turn, the epoch and the pending count are in rc)
     r_level = int(rp[RP_LEVEL]) if raid else 0
+    r_policy = int(rp[RP_POLICY])
     r_su = rp[RP_SU]
     r_ovh = rp[RP_OVH]
     r_cache = rp[RP_CACHE]
@@ -1095,6 +1099,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 m, off, nb, tag = ro_w[base + i, 0], ro_w[base + i, 1], ro_w[base + i, 2], \
                     ro_w[base + i, 3]
             mm = int(m)
+            rc[g, RC_PEND0 + mm] += 1  # (read balancing: pending at the member)
             if r_faults:  # by cause: foreground, degraded, rebuild
                 cause = 2 if ro_att[o] == RO_REBUILD else (1 if tag != 0.0 else 0)
                 rc[g, (RC_MR_FG if is_read else RC_MW_FG) + cause] += 1
@@ -1175,7 +1180,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             # degraded mode and read what is missing (less the reads the op already has)
             ro_resv[o] = True
             nr, nw = fr.plan(r_level, r_n, r_su, ro_off[o], ro_size[o], ro_read[o],
-                             failed_for(o), rc[g, RC_TURN], prd, pwr)
+                             failed_for(o), rc[g, RC_TURN], r_policy,
+                             rc[g, RC_PEND0:RC_PEND0 + r_n], rcf[g, RCF_HEAD0:RCF_HEAD0 + r_n],
+                             prd, pwr)
             used = np.zeros(max(1, ro_nr[o]), np.bool_)
             nmiss = 0
             for i in range(nr):
@@ -1583,6 +1590,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 else:
                     g = ro_grp[x]
                 if k == K_M_PEND:  # a member process's end processed: its op's AllOf counts it
+                    mm = mi_dev[x] - g * r_stride  # read balancing: one fewer pending, the head
+                    if not (mm == r_failed and rc[g, RC_SPARE] != 0):  # (not a replaced disk)
+                        mm = r_failed if mm == r_n else mm
+                        rc[g, RC_PEND0 + mm] -= 1
+                        rcf[g, RCF_HEAD0 + mm] = mi_off[x] + mi_size[x]
                     o = mi_ro[x]
                     dying = mi_dy[x]
                     mi_ro[x] = -1
@@ -1649,7 +1661,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 elif k == K_R_EXEC:  # _execute: the plan (raid_plan, as the reference), reads
                     rc[g, RC_TURN] += 1
                     nr, nw = fr.plan(r_level, r_n, r_su, ro_off[x], ro_size[x], ro_read[x],
-                                     failed_for(x), rc[g, RC_TURN], prd, pwr)
+                                     failed_for(x), rc[g, RC_TURN], r_policy,
+                                     rc[g, RC_PEND0:RC_PEND0 + r_n],
+                                     rcf[g, RCF_HEAD0:RCF_HEAD0 + r_n], prd, pwr)
                     for i in range(nr):
                         for c in range(fr.NIO):
                             ro_r[x * prows + i, c] = prd[i, c]
@@ -1748,6 +1762,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         k = -1
                 elif k == K_R_BWAIT:  # the spare takes the failed member's place
                     rc[g, RC_SPARE] = 1
+                    rc[g, RC_PEND0 + r_failed] = 0  # (idle, its head at 0)
+                    rcf[g, RCF_HEAD0 + r_failed] = 0.0
                     rc[g, RC_PHASE] = PH_REBUILDING
                     rcf[g, RCF_RB_STARTED] = now
                     o = new_op(RO_REBUILD, 0.0, 0.0, True, g)
@@ -2805,6 +2821,7 @@ def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb:
     rp[RP_MKIND] = DEV_HDD if hdd else DEV_GENERIC
     rp[RP_MUNITS] = member.queue_depth if hdd else member.units
     rp[RP_GROUPS] = groups
+    rp[RP_POLICY] = rd.read_policy_code
     at_groups = atcap  # requests at the sets: attempts, and the array's destages in service
     if array:
         rp[RP_AOCAP] = min(array.write_cache_bytes // smallest, 1 << 20) + 1
@@ -2843,9 +2860,9 @@ def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb:
     for name in names[1:]:
         _rng_list_add(mrngs, streams[name] if random and name else _idle_rng())
     hdd_args = fh.hdd_params(member) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
-    rcf = np.zeros((groups, NRCF))
+    rcf = np.zeros((groups, NRCF + rd.members))
     rcf[:, [RCF_FAILED_AT, RCF_RB_STARTED, RCF_RB_ENDED]] = np.nan  # (not yet)
-    return (rp, np.zeros((groups + 1, NRC), np.int64), rcf, mrngs), hdd_args
+    return (rp, np.zeros((groups + 1, NRC + rd.members), np.int64), rcf, mrngs), hdd_args
 
 
 @dataclass

@@ -26,15 +26,16 @@ def _compiled(fn, deps: dict):
 
 _deps: dict = {}
 for _name in ("_put", "_row_member", "_pieces_of", "_partial_row_plan", "_write_row_plan",
-              "_parity_row_plan", "_mirror_plan", "raid_plan", "raid_rebuild_plan",
-              "raid_row_end_at"):
+              "_parity_row_plan", "raid_mirror_choice", "_mirror_plan", "raid_plan",
+              "raid_rebuild_plan", "raid_row_end_at"):
     _deps[_name] = _compiled(getattr(_raid, _name), _deps)
 
 # a plan's columns
 NIO = _raid.NIO
 IO_MEMBER, IO_OFF, IO_BYTES, IO_TAG = _raid.IO_MEMBER, _raid.IO_OFF, _raid.IO_BYTES, _raid.IO_TAG
 
-#: raid_plan(level, n, su, offset, size, is_read, failed, read_turn, rd, wr) -> (reads, writes)
+#: raid_plan(level, n, su, offset, size, is_read, failed, read_turn, policy, pend, head, rd, wr)
+#: -> (reads, writes)
 plan = _deps["raid_plan"]
 #: raid_rebuild_plan(level, n, failed, offset, size, turn, rd) -> reads
 rebuild_plan = _deps["raid_rebuild_plan"]

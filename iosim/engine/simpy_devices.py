@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import simpy
@@ -668,6 +669,10 @@ class RaidModel:
         self.destage_slots = simpy.Resource(env, spec.destage_limit)
         self.coalescer = Coalescer(env, spec.coalesce_count, spec.coalesce_timeout_s)
         self.turn = 0
+        # md's read balancing state, per member slot: member I/Os pending, where the last
+        # completed one ended (bytes)
+        self.pend = np.zeros(spec.members, np.int64)
+        self.head = np.zeros(spec.members)
         self.counters = {"requests": 0, "member_reads": 0, "member_writes": 0,
                          "cached_writes": 0, "destages": 0}
         # fault state: the failed member (-1: none), rows below `rebuilt_to` (member bytes)
@@ -719,6 +724,8 @@ class RaidModel:
         # the spare takes the failed member's slot; only rows below `rebuilt_to` reach it
         self.members[f] = make_device(env, spec.member, _Prefixed(self.streams,
                                                                   f"device.spare{f}"), self.rec)
+        self.pend[f] = 0  # the spare starts idle, its head at 0
+        self.head[f] = 0.0
         self.phase = "rebuilding"
         c["rebuild_started_s"] = env.now
         target = spec.rebuild_target_bytes
@@ -766,8 +773,14 @@ class RaidModel:
                 c[f"member_{what}_{io[3]}"] += 1
                 if is_read and io[3] == "degraded":
                     c[f"{self.phase}_degraded_reads"] += 1
-        procs = [env.process(self.members[m].serve(_MemberReq(is_read, nb, off)))
-                 for m, off, nb, _ in ios]
+        procs = []
+        for m, off, nb, _ in ios:
+            member = self.members[m]
+            self.pend[m] += 1
+            proc = env.process(member.serve(_MemberReq(is_read, nb, off)))
+            # first of the process's callbacks: before any AllOf that waits for it
+            proc.callbacks.append(partial(self._member_done, m, member, off + nb))
+            procs.append(proc)
         if not procs:
             return []
         dying = self.spec.failed_member
@@ -785,10 +798,18 @@ class RaidModel:
             yield simpy.AllOf(env, rest)
         return lost
 
+    def _member_done(self, m: int, member, end: float, _event) -> None:
+        """A member I/O's end, for read balancing: one fewer pending, the head at its end (an
+        I/O of a member a spare has since replaced no longer counts)."""
+        if self.members[m] is member:
+            self.pend[m] -= 1
+            self.head[m] = end
+
     def _execute(self, offset: float, size: float, is_read: bool):
         self.turn += 1
         if not self.faults:
-            reads, writes = self.spec.map(offset, size, is_read, self.turn)
+            reads, writes = self.spec.map(offset, size, is_read, self.turn, -1, self.pend,
+                                          self.head)
             yield from self._member_io([(*io, "foreground") for io in reads], True)
             yield from self._member_io([(*io, "foreground") for io in writes], False)
             return
@@ -801,7 +822,7 @@ class RaidModel:
             return [(m, o, b, "degraded" if d else "foreground") for m, o, b, d in ios]
 
         reads, writes = spec.map_tagged(offset, size, is_read, self.turn,
-                                        self._failed_for(offset, size))
+                                        self._failed_for(offset, size), self.pend, self.head)
         reads, writes = tagged(reads), tagged(writes)
         lost = yield from self._member_io(reads, True)
         re_served = bool(lost)
@@ -813,7 +834,8 @@ class RaidModel:
                 if m != spec.failed_member:  # every read at the failed member was lost
                     have[(m, o, b)] = have.get((m, o, b), 0) + 1
             again, writes = spec.map_tagged(offset, size, is_read, self.turn,
-                                            self._failed_for(offset, size))
+                                            self._failed_for(offset, size), self.pend,
+                                            self.head)
             missing = []
             for m, o, b, _ in again:
                 if have.get((m, o, b), 0) > 0:

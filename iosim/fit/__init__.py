@@ -137,7 +137,7 @@ from .points import (
     _select_held,
     _warn_reordering,
 )
-from .raid import fio_members, raid_base
+from .raid import fio_members, raid_base, whole_array_span
 from .result import FitParam, FitResult, _dedupe, _extrapolation, _fmt, _jsonable, _mape
 from .surrogate import _Flat, _flat_with, _predict_flat, surrogate
 
@@ -199,7 +199,7 @@ def _fit_raid_members(curve, kwargs: dict) -> FitResult:
     tried = ", ".join(f"{n}: {got[n].surrogate_rms:.3f}" for n in sorted(got))
     res.notes.insert(0, f"raid: the data do not list the array's member disks: {best} members "
                         f"fitted (rms log error of the fitted points by count: {tried}); "
-                        "RAID 0 assumed: for random reads RAID 0, 5 and 10 send each read to "
+                        "RAID 0 assumed: for random reads RAID 0, 5 and 6 send each read to "
                         "the one member its address maps to, so reads cannot tell the levels "
                         "apart")
     return res
@@ -400,14 +400,16 @@ def fit(
         raise SpecError(f"fit: rel_noise must be a number >= 0 (got {rel_noise!r})")
     base = _base_stack(mdl, base_stack)
     family_notes: list[str] = []
-    if model == "raid" and base_stack is None:  # the member count from the input
-        base = raid_base(base, curve, family_notes)
     point_notes: list[str] = []
     pts = _points(curve, None, point_notes)
     held = _select_held(pts, holdout)
     train = [p for p in pts if p.index not in held]
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
+    if model == "raid" and base_stack is None:  # the members and the level from the input
+        base = raid_base(base, train, family_notes)
+        pts = whole_array_span(pts, base, family_notes)
+        train = [p for p in pts if p.index not in held]
     warnings: list[str] = list(point_notes)
     _check_one_workload(train, warnings,
                         by_direction=any(n in names for n in (

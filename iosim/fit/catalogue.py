@@ -331,10 +331,11 @@ MODELS: dict[str, Model] = {
         ),
         Model(
             "raid",
-            "an md RAID of HDD-family disks (RAID 0 for reads: each read goes to the member its "
-            "address maps to, each member reorders its own 32-command queue shortest "
-            "positioning time first); the members from the input; fitted by simulation of "
-            "the array: the member's seek, the host gap",
+            "an md RAID of HDD-family disks, each reordering its own 32-command queue "
+            "shortest positioning time first; the members from the input, the level from "
+            "their read counts (RAID 1/10 with md's read balancing when mirrors sit idle at "
+            "one I/O in flight, else RAID 0: each read at the member its address maps to); "
+            "fitted by simulation of the array: the member's seek, the host gap",
             ("host.overhead", "device.avg_seek_s"),
             {
                 "name": "fit-raid",

@@ -10,21 +10,27 @@ queue. The family simulates exactly that (:class:`iosim.devices.raid.RaidDevice`
 The member count comes from the input when it lists the array's member disks: fio's
 ``disk_util`` names the md device (with the ``aggr_*`` counters of its members) followed by
 one entry per member disk (or, in some versions, a ``slaves`` list). Without it, the count is
-fitted: ``fit`` tries 2 to 8 members and the data choose (``_fit_raid_members``). The level
-is RAID 0: for a read-only workload RAID 5 and RAID 0 send every read to one member chosen by
-its address (the parity units only shift which member), so reads cannot tell them apart;
-writes could (RAID 5's read-modify-write), and this family has no write penalty: it is meant
-for read sweeps. md's RAID 1 and 10 balance reads over the mirrors (a read goes to an idle or
-nearer copy), which the device model does not do.
+fitted: ``fit`` tries 2 to 8 members and the data choose (``_fit_raid_members``).
+
+The level comes from the members' read counts at the fitted point with one I/O in flight
+(:func:`infer_layout`): Linux md's RAID 1 and 10 send a read to the first idle mirror of its
+set (``read_balance`` in drivers/md/raid1.c and raid10.c), so with one read in flight the other
+mirrors never read; those arrays are simulated with the ``md`` read policy of
+:class:`~iosim.devices.raid.RaidDevice`. When every member reads, or the counts are missing,
+the level is RAID 0: for a read-only workload RAID 5 and RAID 0 send every read to one member
+chosen by its address (the parity units only shift which member), so reads cannot tell them
+apart; writes could (RAID 5's read-modify-write), and this family has no write penalty: it is
+meant for read sweeps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..stack import Stack
 
-__all__ = ["fio_members", "raid_base"]
+__all__ = ["fio_members", "infer_layout", "member_reads", "raid_base", "whole_array_span"]
 
 
 def _members_of(devs) -> tuple[str, list[str]] | None:
@@ -64,17 +70,77 @@ def fio_members(points: Sequence) -> tuple[str, list[str]] | None:
     return md, list(names)
 
 
-def raid_base(base: Stack, curve, notes: list[str]) -> Stack:
-    """The raid model's base stack with the member count from ``curve`` (fio's member disks),
-    and a note saying where the count and the level came from."""
-    points = curve.points if hasattr(curve, "points") else list(curve)
-    got = fio_members(points)
-    level = ("RAID 0 assumed: for random reads RAID 0, 5 and 10 send each read to the one "
-             "member its address maps to, so reads cannot tell the levels apart")
+#: a member "never read" at one I/O in flight when it served at most this share of the reads
+#: an equal split would give it (a stray read or two of md's own, or of another process)
+IDLE_SHARE = 0.05
+#: reads at the one-I/O point below which the counts cannot tell mirrors from stripes
+LEAST_READS = 50
+
+
+def member_reads(devs, names: Sequence[str]) -> list[int] | None:
+    """Each member's ``read_ios`` from one fio ``disk_util`` list, in the order of ``names``
+    (None when a member is missing or has no count)."""
+    by_name = {d.get("name"): d for d in devs if isinstance(d, dict)}
+    out = []
+    for name in names:
+        v = (by_name.get(name) or {}).get("read_ios")
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+            return None
+        out.append(int(v))
+    return out
+
+
+def infer_layout(points: Sequence, names: Sequence[str]) -> tuple[str, str, str]:
+    """(level, read policy, why) of an md array of ``names`` from the fitted points' member
+    read counts (``points``: objects with ``n``, the I/Os in flight, and ``results``).
+
+    With one read in flight, Linux md's RAID 1/10 read balancing sends each read to the first
+    mirror of its set that is idle: the other mirrors never read. Striping (RAID 0, and RAID
+    5/6 for reads) spreads the reads over every member. So, at the point with one I/O in
+    flight: members that read nothing while the others share the reads mean mirrors with md's
+    balancing (one reader per mirror set: one reader in all is RAID 1, half of the members
+    RAID 10 with two copies); every member reading means stripes (RAID 0 for reads)."""
+    one = [p for p in points if p.n == 1]
+    striped = ("RAID 0 assumed (for random reads RAID 0, 5 and 6 send each read to the one "
+               "member its address maps to, so reads cannot tell them apart)")
+    if not one:
+        return "0", "alternate", (f"no fitted point has one I/O in flight, where md's mirror "
+                                  f"balancing would show; {striped}")
+    extra = getattr(one[0].results, "extra", None) or {}
+    counts = member_reads(extra.get("disk_util", extra.get("disk_stats")) or [], names)
+    total = sum(counts or [])
+    if counts is None or total < LEAST_READS:
+        return "0", "alternate", (f"the one-I/O point does not give {LEAST_READS} or more "
+                                  f"member reads to tell mirrors from stripes; {striped}")
+    n = len(names)
+    shown = ", ".join(f"{m} {c}" for m, c in zip(names, counts, strict=True))
+    idle = [m for m, c in zip(names, counts, strict=True) if c <= IDLE_SHARE * total / n]
+    readers = n - len(idle)
+    at_one = f"reads per member at 1 I/O in flight: {shown}"
+    if not idle:
+        return "0", "alternate", f"every member read at 1 I/O in flight ({shown}): {striped}"
+    if readers == 1 and n >= 2:
+        return "1", "md", (f"RAID 1 over {n} mirrors with md's read balancing inferred: "
+                           f"{at_one}; one member reads all, as md's first idle mirror does")
+    if 2 * readers == n:
+        return "10", "md", (f"RAID 10 (two copies: {readers} mirrored pairs, striped) with "
+                            f"md's read balancing inferred: {at_one}; {', '.join(idle)} never "
+                            f"read, as the second mirror of each pair does when the first is "
+                            f"idle")
+    return "0", "alternate", (f"{at_one}: {len(idle)} idle members of {n}, no RAID 1 or "
+                              f"two-copy RAID 10 layout; {striped}")
+
+
+def raid_base(base: Stack, points: Sequence, notes: list[str]) -> Stack:
+    """The raid model's base stack with the member count from fio's member disks and the
+    level and read policy the fitted ``points`` show (:func:`infer_layout`; ``points`` have
+    ``n`` and ``results``), and a note saying where they came from."""
+    got = fio_members([p.results for p in points])
     if got is None:
         notes.append(f"raid: the data do not list the array's member disks: "
                      f"{base.device.members} members assumed (pass a base stack for another "
-                     f"count); {level}")
+                     f"count); RAID 0 assumed (for random reads RAID 0, 5 and 6 send each read "
+                     f"to the one member its address maps to)")
         return base
     md, names = got
     n = len(names)
@@ -83,6 +149,24 @@ def raid_base(base: Stack, curve, notes: list[str]) -> Stack:
         notes.append(f"raid: {md} lists {n} member disk ({', '.join(names)}): fewer than a "
                      f"RAID set has; {base.device.members} members assumed")
         return base
+    level, policy, why = infer_layout(points, names)
     notes.append(f"raid: {md} over {n} member disks ({', '.join(names)}, from fio's "
-                 f"disk_util); {level}")
-    return base.with_(**{"device.members": n})
+                 f"disk_util); {why}")
+    return base.with_(**{"device.members": n, "device.level": level,
+                         "device.read_policy": policy})
+
+
+def whole_array_span(points: Sequence, base: Stack, notes: list[str]) -> list:
+    """``points`` with the whole model array as the span of their offsets when none of them
+    says its span: fio on a raw block device without ``size`` (what an md array's disk_util
+    shows) reads the whole device, so the seeks cover the members' whole stroke (the seek
+    curve is relative to it). Points that give their span are kept as they are."""
+    if any("span_bytes" in (p.results.params or {}) for p in points):
+        return list(points)
+    cap = base.device.capacity_bytes
+    if not (cap and cap < float("inf")):
+        return list(points)
+    notes.append(f"raid: the data do not say the span of the offsets: fio on the raw array "
+                 f"reads all of it, so the span is the whole model array "
+                 f"({cap / 2**30:.4g} GiB; the members' seek curve covers their whole stroke)")
+    return [replace(p, workload=replace(p.workload, span_bytes=cap)) for p in points]
