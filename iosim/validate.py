@@ -143,6 +143,19 @@ def _cv(values: Sequence[float]) -> float:
     return float(a.std(ddof=1) / a.mean())
 
 
+def _repeats_cv(path: Path) -> float | None:
+    """The mean over depths of the IOPS coefficient of variation of repeated runs of one sweep
+    (a CSV with ``run``, ``qd`` and ``iops`` columns), or None without the file."""
+    if not path.is_file():
+        return None
+    by_qd: dict[int, list[float]] = {}
+    with path.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            by_qd.setdefault(int(row["qd"]), []).append(float(row["iops"]))
+    cvs = [_cv(v) for v in by_qd.values() if len(v) > 1]
+    return float(np.mean(cvs)) if cvs else None
+
+
 # IOMeter's one-head disk: the same IOPS at every depth, nine times; E8's plateau seven times
 _E6_FLAT = (332.93, 333.99, 332.59, 336.57, 329.79, 332.05, 331.04, 331.31, 327.44)
 _E8_FLAT = (5369.33, 5377.39, 5487.91, 5470.97, 5520.23, 5542.74, 5513.99)
@@ -453,7 +466,10 @@ class FitSet:
 
 FIT_SETS: tuple[FitSet, ...] = (
     FitSet("kvm-virtio", "data/measured_kvm_virtio: fio 4 KiB randread on a KVM virtio disk, "
-           "QD 1..256", ("measured_kvm_virtio/randread-4k-qd*.json",)),
+           "QD 1..256", ("measured_kvm_virtio/randread-4k-qd*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio" / "repeats.csv"),
+           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
+                       "(repeats.csv)"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),
