@@ -52,7 +52,8 @@ FIT_MODELS = {
     "hdd": "one head serving in arrival order, plus the host gap",
     "hdd-ncq": "a 7200 rpm disk reordering its queue (NCQ), fitted by simulation",
     "cloud": "a latency floor behind token buckets (read/write budgets chosen by the data)",
-    "raid": "an md RAID 0 of 7200 rpm NCQ disks (members from fio's disk_util), by simulation",
+    "raid": "an md RAID of 7200 rpm NCQ disks (members from fio's disk_util, RAID 1/10 when "
+    "mirrors sit idle at depth 1, else RAID 0), by simulation",
 }
 # --model auto: every family (hdd-ncq only when the lowest depth takes milliseconds, raid only
 # when the input names an md array's members), ranked by leave-one-depth-out error

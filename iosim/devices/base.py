@@ -26,13 +26,17 @@ member                      what it says
 ``queueing_view``           the device as a product-form network (:class:`QueueingView`, what
                             the fit's analytic surrogate solves), None where it is not one
 ``limits``                  the above gathered for one request size and workload
+``fit_parameters``          the device fields a fit may move, with their ranges
+                            (:class:`FitParameter`)
+``fit_models``              the models ``iosim fit`` calibrates for the family
+                            (:class:`FitModel`: a base stack, the parameters fitted by default)
 ==========================  ===================================================================
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..spec import SpecError
@@ -40,8 +44,8 @@ from ..spec import SpecError
 #: administrative caps: (IOPS, bytes/s), None where there is no cap
 Caps = tuple[float | None, float | None]
 
-__all__ = ["Caps", "DeviceFamily", "DeviceLimits", "QueueingView", "known_quantile_s",
-           "mixed_cap"]
+__all__ = ["Caps", "DeviceFamily", "DeviceLimits", "FitModel", "FitParameter", "NO_LIMIT",
+           "QueueingView", "fit_base", "known_quantile_s", "mixed_cap"]
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,55 @@ def mixed_cap(
     return min(caps) if caps else None
 
 
+@dataclass(frozen=True)
+class FitParameter:
+    """A stack parameter a fit can move: its dotted key, range, scale (``log``), whether it is
+    a count, its SI unit and what it means."""
+
+    name: str
+    lo: float
+    hi: float
+    log: bool
+    integer: bool
+    unit: str
+    doc: str
+
+
+#: a queue depth / nr_requests meaning "no limit" in the fit models' base stacks
+NO_LIMIT = 65536
+
+
+@dataclass(frozen=True)
+class FitModel:
+    """A model ``iosim fit`` calibrates: a base stack (its TOML table), the parameters fitted by
+    default and their bounds where they differ from the parameter's range."""
+
+    name: str
+    doc: str
+    params: tuple[str, ...]
+    base: dict
+    bounds: dict = field(default_factory=dict)
+    #: fitted by simulating the device family itself (no analytic surrogate)
+    simulated: bool = False
+    #: the surrogate's optimum polished by least squares on simulated points (the surrogate
+    #: is close, not exact, for the family's own model: deterministic transfers, addresses)
+    polish: bool = False
+    #: I/Os per point of each simulation inside a simulated fit (common random numbers keep
+    #: the objective smooth; the verifying runs use the fit's ``ios``)
+    sim_ios: int = 1000
+
+
+def fit_base(device: dict, name: str, hba_queue_depth: int = NO_LIMIT,
+             link: dict | None = None) -> dict:
+    """A fit model's base stack: no host gap, no block-layer or HBA limit (unless given), the
+    device table ``device``."""
+    out = {"name": name, "host": {"overhead": "0"}, "block": {"nr_requests": NO_LIMIT},
+           "hba": {"queue_depth": hba_queue_depth}, "device": device}
+    if link:
+        out["link"] = link
+    return out
+
+
 class DeviceFamily:
     """Defaults for a device family; each family's spec class overrides what differs."""
 
@@ -147,6 +200,10 @@ class DeviceFamily:
     #: the fields holding per-request service-time distributions that a fit sets and shapes
     #: (a family whose times follow from its geometry, or that has none, lists none)
     service_fields: ClassVar[tuple[str, ...]] = ()
+    #: the device fields a fit may move (dotted keys ``device.<field>``), with their ranges
+    fit_parameters: ClassVar[tuple[FitParameter, ...]] = ()
+    #: the models ``iosim fit`` calibrates for this family
+    fit_models: ClassVar[tuple[FitModel, ...]] = ()
 
     @property
     def state_bytes(self) -> float:

@@ -31,7 +31,16 @@ from typing import ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, SpecError, fld
-from .base import Caps, DeviceFamily, QueueingView, known_quantile_s, mixed_cap
+from .base import (
+    Caps,
+    DeviceFamily,
+    FitModel,
+    FitParameter,
+    QueueingView,
+    fit_base,
+    known_quantile_s,
+    mixed_cap,
+)
 
 __all__ = ["CloudDevice", "bucket_take", "bucket_plan", "bucket_cost", "io_units", "COST_CODES"]
 
@@ -124,6 +133,27 @@ class CloudDevice(DeviceFamily, Spec):
     section = "device"
     kind: ClassVar[str] = "cloud"
     widget_controls: ClassVar[tuple[str, ...]] = ("units",)
+    fit_parameters: ClassVar[tuple[FitParameter, ...]] = (
+        FitParameter("device.latency_s", 1e-6, 0.1, True, False, "s",
+                     "a cloud volume's latency floor (network and back end), mean"),
+        FitParameter("device.iops_limit", 1.0, 1e8, True, False, "",
+                     "a cloud volume's IOPS cap: a token bucket refilling at this rate"),
+        FitParameter("device.read_iops_limit", 1.0, 1e8, True, False, "",
+                     "a cloud volume's cap on reads (its own bucket, or a share of one budget)"),
+        FitParameter("device.write_iops_limit", 1.0, 1e8, True, False, "",
+                     "a cloud volume's cap on writes (its own bucket, or a share of one "
+                     "budget)"),
+    )
+    fit_models: ClassVar[tuple[FitModel, ...]] = (
+        FitModel("cloud",
+                 "the cloud volume family: a latency floor (network and back end, many I/Os in "
+                 "flight at once) behind a token bucket capping IOPS, and the host gap",
+                 ("host.overhead", "device.latency_s", "device.iops_limit"),
+                 fit_base({"kind": "cloud", "latency": "lognormal:500us,scv=0.25",
+                           "units": 4096, "iops_limit": 1e6}, "fit-cloud"),
+                 {"host.overhead": (0.0, 0.01)},
+                 polish=True),
+    )
 
     latency: Distribution = fld(Deterministic(0.0005), "dist")
     write_latency: Distribution | None = fld(None, "dist", optional=True)

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
-from .base import DeviceFamily, QueueingView, known_quantile_s
+from .base import DeviceFamily, FitModel, FitParameter, QueueingView, fit_base, known_quantile_s
 
 __all__ = ["GenericDevice", "generic_service_s"]
 
@@ -31,6 +31,21 @@ class GenericDevice(DeviceFamily, Spec):
     kind: ClassVar[str] = "generic"
     widget_controls: ClassVar[tuple[str, ...]] = ("units",)
     service_fields: ClassVar[tuple[str, ...]] = ("service",)
+    fit_parameters: ClassVar[tuple[FitParameter, ...]] = (
+        FitParameter("device.service", 1e-7, 1.0, True, False, "s",
+                     "mean service time of one device unit (the latency floor of the device)"),
+        FitParameter("device.units", 1.0, 4096.0, True, True, "",
+                     "parallel units of the device (dies, heads, a cloud pool)"),
+        FitParameter("device.service.scv", 0.01, 25.0, True, False, "",
+                     "squared coefficient of variation of the service time (fitted to "
+                     "percentiles)"),
+    )
+    fit_models: ClassVar[tuple[FitModel, ...]] = (
+        FitModel("generic", "K identical units behind one queue, plus the host overhead",
+                 ("host.overhead", "device.service", "device.units"),
+                 fit_base({"kind": "generic", "units": 1, "service": "exp:100us"},
+                          "fit-generic")),
+    )
 
     units: int = fld(1, "int")
     service: Distribution = fld(Deterministic(0.00046), "dist")

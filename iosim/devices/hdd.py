@@ -57,7 +57,7 @@ import numpy as np
 
 from ..spec import Spec, SpecError, fld
 from ..units import UnitError, parse_time, show_size
-from .base import DeviceFamily
+from .base import DeviceFamily, FitModel, FitParameter, fit_base
 
 __all__ = [
     "HddDevice",
@@ -259,6 +259,12 @@ def hdd_transfer_s(track_start: float, track_end: float, rpm: float):
 # ---------------------------------------------------------------------------------------------
 
 
+#: the disk the fit models start from (``hdd-ncq``, and the members of ``raid``): a 7200 rpm
+#: drive's seek curve (the fit scales it by the average seek) reordering a 32-command queue
+NCQ_DISK = {"rpm": 7200, "avg_seek_s": "9ms", "track_to_track_s": "1ms", "full_stroke_s": "18ms",
+            "queue_depth": 32, "scheduler": "sptf"}
+
+
 @dataclass(frozen=True, kw_only=True)
 class HddDevice(DeviceFamily, Spec):
     """A hard disk drive. Defaults: the generic 7200 rpm SATA drive of experiment E5."""
@@ -267,6 +273,26 @@ class HddDevice(DeviceFamily, Spec):
     kind: ClassVar[str] = "hdd"
     widget_controls: ClassVar[tuple[str, ...]] = ("scheduler",)
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
+    fit_parameters: ClassVar[tuple[FitParameter, ...]] = (
+        FitParameter("device.avg_seek_s", 5e-4, 0.03, True, False, "s",
+                     "a disk's average random seek; the whole seek curve (track-to-track, full "
+                     "stroke) scales with it"),
+    )
+    fit_models: ClassVar[tuple[FitModel, ...]] = (
+        FitModel("hdd",
+                 "one head (one unit) with a mean positioning + transfer time, plus the host gap",
+                 ("host.overhead", "device.service"),
+                 fit_base({"kind": "generic", "units": 1, "service": "exp:8ms"}, "fit-hdd"),
+                 {"device.service": (1e-4, 0.2)}),
+        FitModel("hdd-ncq",
+                 "the HDD family (a 7200 rpm drive's geometry and seek curve) reordering its "
+                 "queue shortest positioning time first; fitted by simulation: the seek, the "
+                 "host gap",
+                 ("host.overhead", "device.avg_seek_s"),
+                 fit_base({"kind": "hdd", **NCQ_DISK}, "fit-hdd-ncq", hba_queue_depth=32),
+                 {"host.overhead": (0.0, 0.02)},
+                 simulated=True, sim_ios=2000),  # the fast engine runs the disk: ms a point
+    )
 
     capacity_bytes: float = fld(1000e9, "size")
     sector_bytes: float = fld(512, "size")

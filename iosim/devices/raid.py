@@ -83,7 +83,8 @@ import numpy as np
 
 from ..spec import Spec, SpecError, fld
 from ..units import show_size
-from .base import DeviceFamily
+from .base import DeviceFamily, FitModel, fit_base
+from .hdd import NCQ_DISK
 
 __all__ = [
     "RaidDevice",
@@ -514,6 +515,19 @@ class RaidDevice(DeviceFamily, Spec):
     section = "device"
     kind: ClassVar[str] = "raid"
     widget_controls: ClassVar[tuple[str, ...]] = ("level", "members", "cache")
+    fit_models: ClassVar[tuple[FitModel, ...]] = (
+        FitModel("raid",
+                 "an md RAID of HDD-family disks, each reordering its own 32-command queue "
+                 "shortest positioning time first; the members from the input, the level from "
+                 "their read counts (RAID 1/10 with md's read balancing when mirrors sit idle at "
+                 "one I/O in flight, else RAID 0: each read at the member its address maps to); "
+                 "fitted by simulation of the array: the member's seek, the host gap",
+                 ("host.overhead", "device.avg_seek_s"),
+                 fit_base({"kind": "raid", "level": "0", "members": 4,
+                           "member": {"kind": "hdd", **NCQ_DISK}}, "fit-raid"),
+                 {"host.overhead": (0.0, 0.02)},
+                 simulated=True, sim_ios=2000),  # the fast engine runs the array: ms a point
+    )
 
     level: str = fld("5", "any")
     members: int = fld(4, "int")

@@ -55,7 +55,7 @@ import numpy as np
 from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
 from ..units import show_size
-from .base import DeviceFamily, QueueingView
+from .base import DeviceFamily, FitModel, FitParameter, QueueingView, fit_base
 
 __all__ = [
     "SsdDevice",
@@ -161,6 +161,50 @@ class SsdDevice(DeviceFamily, Spec):
     widget_controls: ClassVar[tuple[str, ...]] = ("channels", "dies")
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
     service_fields: ClassVar[tuple[str, ...]] = ("read_s", "program_s")
+    fit_parameters: ClassVar[tuple[FitParameter, ...]] = (
+        FitParameter("device.dies", 1.0, 2048.0, True, True, "",
+                     "flash dies an SSD spreads random I/O over (each request queues at the die "
+                     "its address maps to)"),
+        FitParameter("device.die_service_s", 1e-7, 0.1, True, False, "s",
+                     "mean time a request holds its die (array read or program plus transfer)"),
+        FitParameter("device.die_read_s", 1e-7, 0.1, True, False, "s",
+                     "mean time a read holds its die (fitted apart from writes when the data "
+                     "mix them)"),
+        FitParameter("device.die_write_s", 1e-7, 0.1, True, False, "s",
+                     "mean time a write holds its die (fitted apart from reads when the data "
+                     "mix them)"),
+        FitParameter("device.controller_overhead_s", 0.0, 0.01, False, False, "s",
+                     "an SSD controller's fixed time per command (firmware, doorbell, "
+                     "completion); holds nothing"),
+        FitParameter("device.host_interface_Bps", 1e6, 1e12, True, False, "B/s",
+                     "an SSD's host interface (PCIe / SATA link and data path), one transfer "
+                     "at a time per direction"),
+    )
+    fit_models: ClassVar[tuple[FitModel, ...]] = (
+        FitModel(
+            "ssd",
+            "the flash SSD family: K dies, each request queued at the die its address maps to "
+            "(random routing: collisions), a controller overhead per command, the host "
+            "interface's transfer cap and the host gap",
+            ("host.overhead", "device.die_service_s", "device.dies",
+             "device.controller_overhead_s", "device.host_interface_Bps"),
+            fit_base({"kind": "ssd", "channels": 16, "dies_per_channel": 1,
+                      "planes_per_die": 1, "page_bytes": "256KiB", "read_s": "exp:80us",
+                      "program_s": "exp:80us", "channel_rate_Bps": 1e15,
+                      "controller_overhead_s": "10us", "gc": False, "write_buffer_bytes": 0},
+                     "fit-ssd"),
+            {"device.die_service_s": (1e-6, 0.05), "host.overhead": (0.0, 0.01)},
+            polish=True,
+        ),
+        FitModel(
+            "ssd-pool",
+            "a pool of parallel flash units behind one queue and a transfer cap (the generic "
+            "approximation of an SSD: a sharp knee)",
+            ("host.overhead", "device.service", "device.units", "link.bandwidth_Bps"),
+            fit_base({"kind": "generic", "units": 16, "service": "exp:80us"}, "fit-ssd-pool"),
+            {"device.service": (1e-6, 0.01), "device.units": (1.0, 4096.0)},
+        ),
+    )
 
     channels: int = fld(8, "int")
     dies_per_channel: int = fld(4, "int")
