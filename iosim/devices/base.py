@@ -36,6 +36,7 @@ member                      what it says
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -265,6 +266,17 @@ class DeviceFamily:
     def assumptions(self) -> list[str]:
         """The settings that change the answer most and are easy to miss, a few words each."""
         return []
+
+    def fit_overrides(self, values: Mapping[str, float], at: str = "device") -> dict[str, Any]:
+        """The dotted overrides (under ``at``) that set the family's own fit parameters found
+        in ``values`` (keys ``device.<name>`` of :attr:`fit_parameters`); the service fields'
+        means, shared by every family, are set by the fit itself."""
+        return {}
+
+    def fit_starts(self, lowest_latency_s: float | None, n: int) -> list[dict[str, float]]:
+        """Starting values of the family's simulated fit parameters, given the mean latency
+        at the lowest fitted depth (``n`` I/Os in flight) where known: one dict per start."""
+        return [{}]
 
     def limits(
         self, size_bytes: float, *, read_fraction: float = 1.0, random: bool = True,

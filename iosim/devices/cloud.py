@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..dists import Deterministic, Distribution
+from ..dists import Deterministic, Distribution, Exponential
 from ..spec import Spec, SpecError, fld
 from .base import (
     Caps,
@@ -233,6 +233,21 @@ class CloudDevice(DeviceFamily, Spec):
             dists.append(self.write_latency)
         known = [known_quantile_s(d, q) for d in dists]
         return None if None in known else min(known) + size_bytes / self.media_rate_Bps
+
+    def fit_overrides(self, values, at: str = "device") -> dict:
+        over: dict = {}
+        if "device.latency_s" in values:  # the floor's mean, its shape kept
+            v, lat = float(values["device.latency_s"]), self.latency
+            if v <= 0 or isinstance(lat, Deterministic):
+                over[f"{at}.latency"] = Deterministic(max(v, 0.0))
+            elif lat.mean_s <= 0:
+                over[f"{at}.latency"] = Exponential(v)
+            else:
+                over[f"{at}.latency"] = lat.scaled(v / lat.mean_s)
+        for k in ("iops_limit", "read_iops_limit", "write_iops_limit"):
+            if f"device.{k}" in values:
+                over[f"{at}.{k}"] = float(values[f"device.{k}"])
+        return over
 
     def queueing_view(self) -> QueueingView:
         """Many I/Os in flight through the latency floor (``units`` of them), behind the

@@ -65,6 +65,10 @@ class GenericDevice(DeviceFamily, Spec):
         base = known_quantile_s(self.service, q)
         return None if base is None else generic_service_s(base, size_bytes, self.media_rate_Bps)
 
+    def fit_overrides(self, values, at: str = "device") -> dict:
+        return {f"{at}.units": int(round(values["device.units"]))} \
+            if "device.units" in values else {}
+
     def queueing_view(self) -> QueueingView:
         return QueueingView(service_s=self.service.mean_s, units=float(self.units),
                             media_rate_Bps=self.media_rate_Bps)

@@ -486,6 +486,20 @@ class HddDevice(DeviceFamily, Spec):
         """Mean time the actuator is held by a random request over the whole disk (FIFO)."""
         return self.random_service_s(size_bytes)
 
+    def fit_overrides(self, values, at: str = "device") -> dict:
+        if "device.avg_seek_s" not in values:
+            return {}
+        k = values["device.avg_seek_s"] / self.avg_seek_s  # the seek curve keeps its shape
+        return {f"{at}.{f}": getattr(self, f) * k
+                for f in ("avg_seek_s", "track_to_track_s", "full_stroke_s")}
+
+    def fit_starts(self, lowest_latency_s, n):
+        """The seek as given, and the lowest depth's latency less half a turn."""
+        seeks = [self.avg_seek_s]
+        if lowest_latency_s:
+            seeks.append(max(1e-3, lowest_latency_s / max(1, n) - self.revolution_s / 2))
+        return [{"device.avg_seek_s": s} for s in seeks]
+
     def assumptions(self) -> list[str]:
         order = " (reorders the queue)" if self.scheduler != "fifo" else " (arrival order)"
         cache = self.write_cache_entries

@@ -688,6 +688,12 @@ class RaidDevice(DeviceFamily, Spec):
         units = math.ceil(size_bytes / self.stripe_unit_bytes)
         return min(float(self.members), units * (1.0 + writes * (penalty - 1)))
 
+    def fit_overrides(self, values, at: str = "device") -> dict:
+        return self.member.fit_overrides(values, f"{at}.member")  # the members' parameters
+
+    def fit_starts(self, lowest_latency_s, n):
+        return self.member.fit_starts(lowest_latency_s, n)
+
     def assumptions(self) -> list[str]:
         cache = self.write_cache_bytes
         return [f"write cache {'off' if not cache else show_size(cache)}",

@@ -316,6 +316,16 @@ class SsdDevice(DeviceFamily, Spec):
             return pages * (self.mean_read_s / self.planes_per_die + xfer)
         return pages * (xfer + self.mean_program_s / self.planes_per_die + self.gc_extra_s())
 
+    def fit_overrides(self, values, at: str = "device") -> dict:
+        over: dict = {}
+        if "device.dies" in values:  # one die per channel: the channels never add a wait
+            over[f"{at}.channels"] = int(round(values["device.dies"]))
+            over[f"{at}.dies_per_channel"] = 1
+        for k in ("controller_overhead_s", "host_interface_Bps"):
+            if f"device.{k}" in values:
+                over[f"{at}.{k}"] = float(values[f"device.{k}"])
+        return over
+
     def assumptions(self) -> list[str]:
         buf = self.write_buffer_bytes
         return [f"write buffer {'off' if not buf else show_size(buf)}"]

@@ -1,5 +1,6 @@
-"""A fit's parameter values set on a base stack (the family's service fields, units, links,
-caps, a disk's seek curve)."""
+"""A fit's parameter values set on a base stack: the host, HBA and link parameters and the
+family's service-time fields here; the family's own parameters (units, dies, caps, a disk's
+seek curve) by its ``fit_overrides`` (``iosim/devices/``)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,6 @@ def _set_dist(base: Distribution, mean: float, scv: float | None) -> Distributio
     return base.scaled(mean / base.mean_s)
 
 
-def _disk(base: Stack):
-    """The disk whose seek curve a fit scales and its dotted prefix: the device, or a RAID's
-    member disk."""
-    member = getattr(base.device, "member", None)
-    return (member, "device.member") if member is not None else (base.device, "device")
-
-
 def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
     over: dict[str, Any] = {}
     scv = values.get("device.service.scv")
@@ -41,26 +35,13 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
         over["host.overhead"] = (
             Deterministic(v) if ov.mean_s <= 0 or v <= 0 else ov.scaled(v / ov.mean_s)
         )
-    for k in ("device.units", "hba.queue_depth", "host.cpus"):
+    for k in ("hba.queue_depth", "host.cpus"):
         if k in values:
             over[k] = int(round(values[k]))
-    for k in ("link.latency_s", "link.bandwidth_Bps", "device.controller_overhead_s",
-              "device.host_interface_Bps"):
+    for k in ("link.latency_s", "link.bandwidth_Bps"):
         if k in values:
             over[k] = float(values[k])
-    if "device.dies" in values:  # one die per channel: the channels never add a wait
-        over["device.channels"] = int(round(values["device.dies"]))
-        over["device.dies_per_channel"] = 1
-    if "device.latency_s" in values:
-        over["device.latency"] = _set_dist(base.device.latency, values["device.latency_s"], None)
-    for k in ("device.iops_limit", "device.read_iops_limit", "device.write_iops_limit"):
-        if k in values:
-            over[k] = float(values[k])
-    if "device.avg_seek_s" in values:  # the seek curve keeps its shape (a RAID's members')
-        disk, at = _disk(base)
-        k = values["device.avg_seek_s"] / disk.avg_seek_s
-        for key in ("avg_seek_s", "track_to_track_s", "full_stroke_s"):
-            over[f"{at}.{key}"] = getattr(disk, key) * k
+    over.update(base.device.fit_overrides(values))  # the family's own (devices/)
     stack, _ = apply_overrides(base, None, over)
     return stack
 

@@ -15,7 +15,7 @@ from ..results import Results
 from ..simulate import simulate
 from ..spec import SpecError
 from ..stack import Stack, apply_overrides
-from .build import _build_stack, _disk
+from .build import _build_stack
 from .catalogue import PARAMETERS, ParamDef, service_means
 from .points import PCT_METRICS, _f, _iops_of, _Point
 from .result import FitParam, _fmt
@@ -172,12 +172,8 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
     p1 = min(train, key=lambda q: q.n)
     x1, r1 = p1.measured.get("iops"), p1.measured.get("lat_mean_s")
     z0 = max(0.0, p1.n / x1 - r1) if (x1 and r1 and p1.workload.iodepth == 1) else 0.0
-    if starts is None:
-        disk = _disk(base)[0]  # the device, or a RAID's member disk
-        seeks = [disk.avg_seek_s]
-        if r1 and hasattr(disk, "revolution_s"):
-            seeks.append(max(1e-3, r1 / max(1, p1.n) - disk.revolution_s / 2))
-        starts = [{"host.overhead": z0, "device.avg_seek_s": seek} for seek in seeks]
+    if starts is None:  # the family's own starts (a disk's seek), each with the host gap
+        starts = [{"host.overhead": z0, **s} for s in base.device.fit_starts(r1, p1.n)]
     best = None
     for start in starts:
         if best is not None and math.sqrt(2 * best.cost / max(len(best.fun), 1)) < 0.04:
