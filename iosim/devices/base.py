@@ -175,6 +175,10 @@ class FitModel:
     #: I/Os per point of each simulation inside a simulated fit (common random numbers keep
     #: the objective smooth; the verifying runs use the fit's ``ios``)
     sim_ios: int = 1000
+    #: when ``--model auto`` tries the model: ``"always"``, ``"never"`` (by name only),
+    #: ``"milliseconds"`` (the lowest fitted depth takes 1 ms or more: a spinning disk?) or
+    #: ``"md-members"`` (the input names an md array and its member disks)
+    auto: str = "always"
 
 
 def fit_base(device: dict, name: str, hba_queue_depth: int = NO_LIMIT,

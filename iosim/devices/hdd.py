@@ -291,7 +291,8 @@ class HddDevice(DeviceFamily, Spec):
                  ("host.overhead", "device.avg_seek_s"),
                  fit_base({"kind": "hdd", **NCQ_DISK}, "fit-hdd-ncq", hba_queue_depth=32),
                  {"host.overhead": (0.0, 0.02)},
-                 simulated=True, sim_ios=2000),  # the fast engine runs the disk: ms a point
+                 simulated=True, sim_ios=2000,  # the fast engine runs the disk: ms a point
+                 auto="milliseconds"),
     )
 
     capacity_bytes: float = fld(1000e9, "size")

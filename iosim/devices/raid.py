@@ -526,7 +526,8 @@ class RaidDevice(DeviceFamily, Spec):
                  fit_base({"kind": "raid", "level": "0", "members": 4,
                            "member": {"kind": "hdd", **NCQ_DISK}}, "fit-raid"),
                  {"host.overhead": (0.0, 0.02)},
-                 simulated=True, sim_ios=2000),  # the fast engine runs the array: ms a point
+                 simulated=True, sim_ios=2000,  # the fast engine runs the array: ms a point
+                 auto="md-members"),
     )
 
     level: str = fld("5", "any")

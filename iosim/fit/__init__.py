@@ -222,11 +222,8 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
             f"points at two or more depths (this data has {n_depths}); name a family instead, "
             f"e.g. --model generic, ssd, hdd or cloud")
     cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
-    candidates = select.CANDIDATES
-    if select.mechanical(pts, held):
-        candidates = (*candidates, "hdd-ncq")  # milliseconds at the lowest depth: a disk?
-    if fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None:
-        candidates = (*candidates, "raid")  # the input names an md array and its members
+    md = fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None
+    candidates = select.candidates(pts, held, md_members=md)  # as each model declares
     rows = select.rank(curve, holdout, fit, candidates, **cv_kw)
     ok = [r for r in rows if math.isfinite(r["score"])]
     if not ok:

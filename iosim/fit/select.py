@@ -18,17 +18,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..spec import SpecError
+from .catalogue import MODELS
 
-#: the families ``auto`` always compares (each has an analytic surrogate). Two fitted by
-#: simulation on the fast engine join them when the data call for them: ``hdd-ncq`` when the
-#: lowest fitted depth takes milliseconds (:func:`mechanical`), ``raid`` when the input names an
-#: md array and its member disks (:func:`iosim.fit.raid.fio_members`)
-CANDIDATES = ("generic", "ssd", "cloud", "hdd")
+#: the models ``auto`` always compares (their family declares ``auto="always"``: each has an
+#: analytic surrogate). Others join when the data call for them (``FitModel.auto``, see
+#: :func:`candidates`): ``hdd-ncq`` when the lowest fitted depth takes milliseconds
+#: (:func:`mechanical`), ``raid`` when the input names an md array and its member disks
+CANDIDATES = tuple(name for name, m in MODELS.items() if m.auto == "always")
 
 #: a mean latency at the lowest fitted depth from which a reordering disk is worth trying: a
 #: random small I/O on a spinning disk costs a seek and part of a turn, 2 ms or more even at
 #: 15,000 rpm (half a turn), while flash and cache hits answer in tens to hundreds of us
 MECHANICAL_S = 1e-3
+
+
+def candidates(points: list, held: set[int], md_members: bool) -> tuple[str, ...]:
+    """The models ``auto`` cross-validates on these points, as each model declares
+    (``FitModel.auto``); ``md_members``: the input names an md array's member disks."""
+    when = {"always": True, "never": False, "milliseconds": mechanical(points, held),
+            "md-members": md_members}
+    return tuple(name for name, m in MODELS.items() if when[m.auto])
 
 
 def mechanical(points: list, held: set[int]) -> bool:
