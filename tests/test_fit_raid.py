@@ -163,3 +163,22 @@ def test_the_corpus_md_sweep_is_an_md_raid10_and_predicts_its_held_out_depths():
     assert not any("implausible" in w for w in res.warnings)
     held = res.mape_by_set["holdout"]
     assert held["iops"] <= 10 and held["lat_mean_s"] <= 12
+
+
+def test_a_raw_device_without_a_span_is_read_whole():
+    """fio needs a size for a file; a run that names none read a raw device, all of it: the
+    simulated fits (a disk, an array) put the offsets over the whole model device and say so,
+    and points that give their span keep it."""
+    from iosim.fit.points import _points
+    from iosim.fit.raid import whole_device_span
+
+    base = MODELS["hdd-ncq"].stack()
+    r = simulate(base, Workload(rw="randread", iodepth=4), ios=200, seed=1)
+    r.params.update({"iodepth": 4, "numjobs": 1, "rw": "randread"})
+    notes: list[str] = []
+    pts = whole_device_span(_points(Curve([r], x="iodepth"), None), base, notes)
+    assert pts[0].workload.span_bytes == base.device.capacity_bytes
+    assert "whole model device" in notes[0]
+    r.params["span_bytes"] = 2**30  # fio's size option: kept
+    pts = whole_device_span(_points(Curve([r], x="iodepth"), None), base, notes := [])
+    assert pts[0].workload.span_bytes == 2**30 and not notes

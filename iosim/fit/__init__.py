@@ -137,7 +137,7 @@ from .points import (
     _select_held,
     _warn_reordering,
 )
-from .raid import fio_members, raid_base, whole_array_span
+from .raid import fio_members, raid_base, whole_device_span
 from .result import FitParam, FitResult, _dedupe, _extrapolation, _fmt, _jsonable, _mape
 from .surrogate import _Flat, _flat_with, _predict_flat, surrogate
 
@@ -405,7 +405,8 @@ def fit(
         raise SpecError("fit: every point is held out; nothing is left to fit")
     if model == "raid" and base_stack is None:  # the members and the level from the input
         base = raid_base(base, train, family_notes)
-        pts = whole_array_span(pts, base, family_notes)
+    if mdl.simulated and base_stack is None:  # a disk's seeks: over the whole raw device
+        pts = whole_device_span(pts, base, family_notes)
         train = [p for p in pts if p.index not in held]
     warnings: list[str] = list(point_notes)
     _check_one_workload(train, warnings,

@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from ..stack import Stack
 
-__all__ = ["fio_members", "infer_layout", "member_reads", "raid_base", "whole_array_span"]
+__all__ = ["fio_members", "infer_layout", "member_reads", "raid_base", "whole_device_span"]
 
 
 def _members_of(devs) -> tuple[str, list[str]] | None:
@@ -156,17 +156,17 @@ def raid_base(base: Stack, points: Sequence, notes: list[str]) -> Stack:
                          "device.read_policy": policy})
 
 
-def whole_array_span(points: Sequence, base: Stack, notes: list[str]) -> list:
-    """``points`` with the whole model array as the span of their offsets when none of them
-    says its span: fio on a raw block device without ``size`` (what an md array's disk_util
-    shows) reads the whole device, so the seeks cover the members' whole stroke (the seek
-    curve is relative to it). Points that give their span are kept as they are."""
+def whole_device_span(points: Sequence, base: Stack, notes: list[str]) -> list:
+    """``points`` with the whole model device (a disk, an array) as the span of their offsets
+    when none of them says its span: fio needs a size for a file, so a run without one is on
+    a raw block device, and without ``size`` fio reads all of it: the seeks cover the whole
+    stroke (the seek curve is relative to it). Points that give their span are kept."""
     if any("span_bytes" in (p.results.params or {}) for p in points):
         return list(points)
     cap = base.device.capacity_bytes
     if not (cap and cap < float("inf")):
         return list(points)
-    notes.append(f"raid: the data do not say the span of the offsets: fio on the raw array "
-                 f"reads all of it, so the span is the whole model array "
-                 f"({cap / 2**30:.4g} GiB; the members' seek curve covers their whole stroke)")
+    notes.append(f"{base.device.kind}: the data do not say the span of the offsets: fio on a "
+                 f"raw device reads all of it, so the span is the whole model device "
+                 f"({cap / 2**30:.4g} GiB; the seek curve covers the whole stroke)")
     return [replace(p, workload=replace(p.workload, span_bytes=cap)) for p in points]
