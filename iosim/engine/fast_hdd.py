@@ -8,8 +8,10 @@ wake event, the cache-entry waiters) lives in :mod:`iosim.engine.fast`'s kernel.
 
 A pool (``HddModel``'s ``_OpPool``) is a 2-D array, one row per pending media operation with the
 columns ``O_*``, plus the attempt each row answers (-1 for a destage). Removal moves the last row
-into the hole, as ``_OpPool.pop`` does, so the order in which equal keys are scanned, and hence
-every tie, is the reference's.
+into the hole, as ``_OpPool.pop`` does, so the row numbers, and hence every tie (the first of
+equal times), are the reference's. Two more columns keep the rows in order of their angle on the
+platter, for the SPTF pick: ``O_RANK`` (a row's place in that order) and ``O_BYRANK`` (indexed by
+place, not by row: the row at that place).
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ from ..devices.hdd import (
 
 # pool columns (``_OpPool.FIELDS``)
 O_T, O_CYL, O_SURF, O_ANGLE, O_XFER, O_WRITE, O_OFF, O_SIZE = range(8)
-NO = 8
+NOP = 8  # the operation's own columns (what ``pool_pop`` hands over)
+# the angular order: a row's place in it; the row at a place (a column indexed by place)
+O_RANK, O_BYRANK = NOP, NOP + 1
+NO = NOP + 2
 # the HDD's parameters (float array)
 (H_CAP, H_RHO, H_NCYL, H_HEADS, H_HSKEW, H_CSKEW, H_RPM, H_T2T, H_A, H_B, H_KNEE, H_HSW,
  H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
@@ -64,16 +69,22 @@ def hdd_locate(offset, hp):
 def _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp):
     """``hdd_move_s`` to one target: the seek for another cylinder (the measured curve or the
     fitted one), a head switch for another surface, then the settle after any move."""
+    if hp[H_TABLE] != 0.0 and cyl != head_cyl:
+        return _interp(abs(cyl - head_cyl) / hp[H_NCYL], xp, fp) + settle
+    return _move_fitted(head_cyl, head_surf, cyl, surf, settle, hp[H_NCYL], hp[H_T2T], hp[H_A],
+                        hp[H_B], hp[H_KNEE], hp[H_HSW])
+
+
+@numba.njit
+def _move_fitted(head_cyl, head_surf, cyl, surf, settle, ncyl, t2t, a, b, knee, hsw):
+    """``_move`` on the fitted seek curve, from numbers only (a function given arrays pays
+    for their reference counts at every call, which the pick's loop cannot afford)."""
     dcyl = abs(cyl - head_cyl)
     moved = dcyl > 0 or surf != head_surf
     if dcyl > 0:
-        d = dcyl / hp[H_NCYL]
-        if hp[H_TABLE] != 0.0:
-            seek = _interp(d, xp, fp)
-        else:
-            seek = _seek(d, hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE])
+        seek = _seek(dcyl / ncyl, t2t, a, b, knee)
     elif moved:
-        seek = hp[H_HSW]
+        seek = hsw
     else:
         seek = 0.0
     return seek + settle if moved else seek
@@ -94,19 +105,47 @@ def pool_add(pool, done, n, now, offset, size, write, att, hp):
     pool[n, O_OFF] = offset
     pool[n, O_SIZE] = size
     done[n] = att
+    _order_insert(pool, n, angle)
+
+
+@numba.njit
+def _order_insert(pool, n, angle):
+    """Row ``n`` into the angular order of rows 0..n-1: after every row of an angle up to
+    its own (the places above move up one)."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pool[int(pool[mid, O_BYRANK]), O_ANGLE] <= angle:
+            lo = mid + 1
+        else:
+            hi = mid
+    for k in range(n, lo, -1):
+        row = pool[k - 1, O_BYRANK]
+        pool[k, O_BYRANK] = row
+        pool[int(row), O_RANK] = k
+    pool[lo, O_BYRANK] = n
+    pool[n, O_RANK] = lo
 
 
 @numba.njit
 def pool_pop(pool, done, n, i, op):
     """``_OpPool.pop(i)``: the row into ``op`` (returns its attempt); the last row fills the
-    hole."""
-    for c in range(NO):
+    hole (and takes its place in the angular order along)."""
+    for c in range(NOP):
         op[c] = pool[i, c]
     att = done[i]
     last = n - 1
-    for c in range(NO):
-        pool[i, c] = pool[last, c]
-    done[i] = done[last]
+    for k in range(int(pool[i, O_RANK]), last):  # out of the angular order
+        row = pool[k + 1, O_BYRANK]
+        pool[k, O_BYRANK] = row
+        pool[int(row), O_RANK] = k
+    if i != last:
+        for c in range(NOP):
+            pool[i, c] = pool[last, c]
+        done[i] = done[last]
+        k = int(pool[last, O_RANK])
+        pool[i, O_RANK] = k
+        pool[k, O_BYRANK] = i
     return att
 
 
@@ -122,7 +161,12 @@ def _seek_threshold(key, hp):
     """A distance in cylinders from which on every seek of the fitted curve is longer than
     ``key`` (the curve inverted, with a margin, then checked with the curve itself); inf when
     there is none or the check fails."""
-    t2t, a, b, knee, ncyl = hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE], hp[H_NCYL]
+    return _seek_threshold_fitted(key, hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE], hp[H_NCYL])
+
+
+@numba.njit
+def _seek_threshold_fitted(key, t2t, a, b, knee, ncyl):
+    """``_seek_threshold`` from numbers only."""
     if not key > t2t:
         return np.inf
     at_knee = t2t + a * math.sqrt(knee)
@@ -195,67 +239,136 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
             if pool[i, O_T] < pool[best, O_T]:
                 best = i
         return best, np.nan
+    return _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp)
+
+
+# how far (in revolutions) behind the head the angular scan starts: more than the reference's
+# snap of a wait within 1e-6 of a revolution to none
+_BEHIND = 2e-6
+
+
+@numba.njit
+def _scan_place(pool, n, r0, a0, u):
+    """The first place ``j`` (0..n) of the angular scan that starts at place ``r0`` (angle
+    ``a0``) whose angle is ``u`` revolutions or more past ``a0`` (``_scan_u`` never falls
+    along the scan)."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _scan_u(pool, n, r0, a0, mid) < u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit
+def _scan_u(pool, n, r0, a0, j):
+    """How far (revolutions, [0, 1)) past ``a0`` the angle at place ``j`` of the scan is."""
+    k = r0 + j
+    if k >= n:
+        k -= n
+    u = pool[int(pool[k, O_BYRANK]), O_ANGLE] - a0
+    return u if u >= 0.0 else u + 1.0
+
+
+@numba.njit
+def _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp):
+    """The least (positioning time, row), as ``numpy.argmin``'s first of equals over every
+    row, visiting the rows in order of angle from just behind the head and skipping only
+    candidates that provably lose.
+
+    The bounds hold in exact arithmetic; the computed times differ from them by rounding of
+    the order of now / rev * 2**-52 revolutions (the platter angle from the clock), far below
+    the tolerance ``tol`` (1e-6 of a revolution + 1 ns) every bound must clear:
+
+    * The scan: with ``u`` the angle past ``a0`` (``_BEHIND`` revolutions behind the head),
+      the target passes under the head at (u - _BEHIND + k) revolutions from now, k an integer;
+      a wait the reference snaps to none puts the arrival up to 1e-6 of a revolution later in
+      that cycle, never earlier, and k < 0 would be before now. So a candidate's time is at
+      least (u - _BEHIND) revolutions, and once that is above the best time so far, so is every
+      candidate after it in the scan: it stops.
+    * The candidates on another cylinder whose pass (k = 0) is before the shortest seek
+      (``_seek_floor``) can only be reached a revolution later, k >= 1: at least
+      (1 - _BEHIND) revolutions. The scan visits those after the others, when the best time
+      so far is usually below that, and then looks only at their cylinder.
+    * a cheap bound (``_bound``) above the best time so far;
+    * the rotational wait and the settle are >= 0, so a candidate whose move is longer than
+      the best time so far loses; and the fitted seek curve never falls with distance
+      (a, b >= 0; rounding is monotonic), so once the seek over dthr cylinders is longer than
+      the best time, every farther candidate loses too (the best time only falls). A measured
+      table need not be monotonic: no distance threshold then.
+    """
     rpm = hp[H_RPM]
     rev = 60.0 / rpm
-    # The choice is the least (positioning time, index), as numpy.argmin's first of equals.
-    # Candidates are skipped only when they provably lose, which changes no choice:
-    # * a cheap bound (``_bound``) above the best time so far. It holds in exact arithmetic;
-    #   the computed bound and time differ from it by rounding of the order of
-    #   now / rev * 2**-52 revolutions (the platter angle from the clock), far below the
-    #   tolerance ``tol`` (1e-6 of a revolution + 1 ns) the bound must clear. Its
-    #   revolution count allows 2e-6 of a revolution below the move, so neither the snap
-    #   nor that rounding can make it count a revolution too many.
-    # * the rotational wait and the settle are >= 0, so a candidate whose move is longer
-    #   than the best time so far loses; and the fitted seek curve never falls with distance
-    #   (a, b >= 0; rounding is monotonic), so once the seek over dthr cylinders is longer
-    #   than the best time, every farther candidate loses too (the best time only falls). A
-    #   measured table need not be monotonic: no distance threshold then.
-    # The scan starts from the nearest cylinder.
     head_angle = now / rev
     head_angle = head_angle - math.floor(head_angle)
     seek_lo = _seek_floor(hp, fp)
     tol = 1e-6 * rev + 1e-9
     hsettle, hsw = hp[H_SETTLE], hp[H_HSW]
-    best = 0
-    dmin = np.inf
-    for i in range(n):
-        dcyl = abs(pool[i, O_CYL] - head_cyl)
-        if dcyl < dmin:
-            dmin = dcyl
-            best = i
-    settle = pool[best, O_WRITE] * hsettle
-    key = positioning(now, head_cyl, head_surf, pool[best, O_CYL], pool[best, O_SURF],
-                      pool[best, O_ANGLE], settle, hp, xp, fp)
-    first = best
     monotonic = hp[H_TABLE] == 0.0
+    a0 = head_angle - _BEHIND
+    if a0 < 0.0:
+        a0 += 1.0
+    # r0: the first place of an angle >= a0 (n: none, the scan starts at place 0)
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pool[int(pool[mid, O_BYRANK]), O_ANGLE] < a0:
+            lo = mid + 1
+        else:
+            hi = mid
+    r0 = lo if lo < n else 0
+    # j2: where the passes that a move to another cylinder can make begin
+    j2 = _scan_place(pool, n, r0, a0, (seek_lo - tol) / rev)
+    next_turn = (1.0 - _BEHIND) * rev - tol  # the least time of another cylinder before j2
+    ncyl, t2t, sa, sb, knee = hp[H_NCYL], hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE]
+    best = -1
+    key = np.inf
     dthr = np.inf
-    if monotonic:  # start from the curve's own threshold, once checked on the curve itself
-        dthr = _seek_threshold(key, hp)
-    for i in range(n):
-        if i == first:
-            continue
-        dcyl = abs(pool[i, O_CYL] - head_cyl)
-        if dcyl >= dthr:
-            continue
-        b = _bound(pool[i, O_CYL], pool[i, O_SURF], pool[i, O_ANGLE], pool[i, O_WRITE], head_cyl,
-                   head_surf, head_angle, seek_lo, rev, hsettle, hsw)
-        if b - tol > key:
-            continue
-        settle = pool[i, O_WRITE] * hsettle
-        move = _move(head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], settle, hp, xp, fp)
-        if move > key:
-            if monotonic and dcyl > 0:
-                seek = move if settle == 0.0 else _move(
-                    head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], 0.0, hp, xp, fp)
-                if seek > key:
-                    dthr = dcyl
-            continue
-        v = move + _rot_wait(pool[i, O_ANGLE], now + move, rpm)
-        if v < key or (v == key and i < best):
-            key = v
-            best = i
-            if monotonic:  # a shorter best time: a nearer threshold
-                dthr = min(dthr, _seek_threshold(key, hp))
+    for part in range(2):
+        j_lo, j_hi = (j2, n) if part == 0 else (0, j2)
+        for j in range(j_lo, j_hi):
+            k = r0 + j
+            if k >= n:
+                k -= n
+            i = int(pool[k, O_BYRANK])
+            angle = pool[i, O_ANGLE]
+            u = angle - a0  # (_scan_u)
+            if u < 0.0:
+                u += 1.0
+            if (u - _BEHIND) * rev - tol > key:
+                break
+            cyl = pool[i, O_CYL]
+            if part == 1 and cyl != head_cyl and next_turn > key:
+                continue
+            dcyl = abs(cyl - head_cyl)
+            if dcyl >= dthr:
+                continue
+            surf, write = pool[i, O_SURF], pool[i, O_WRITE]
+            b = _bound(cyl, surf, angle, write, head_cyl, head_surf, head_angle, seek_lo, rev,
+                       hsettle, hsw)
+            if b - tol > key:
+                continue
+            settle = write * hsettle
+            if monotonic:
+                move = _move_fitted(head_cyl, head_surf, cyl, surf, settle, ncyl, t2t, sa, sb,
+                                    knee, hsw)
+            else:
+                move = _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp)
+            if move > key:
+                if monotonic and dcyl > 0:
+                    seek = move if settle == 0.0 else _move_fitted(
+                        head_cyl, head_surf, cyl, surf, 0.0, ncyl, t2t, sa, sb, knee, hsw)
+                    if seek > key:
+                        dthr = min(dthr, dcyl)
+                continue
+            v = move + _rot_wait(angle, now + move, rpm)
+            if v < key or (v == key and i < best):
+                key = v
+                best = i
+                if monotonic:  # a shorter best time: a nearer threshold
+                    dthr = min(dthr, _seek_threshold_fitted(key, t2t, sa, sb, knee, ncyl))
     return best, key
 
 
