@@ -9,9 +9,12 @@ wake event, the cache-entry waiters) lives in :mod:`iosim.engine.fast`'s kernel.
 A pool (``HddModel``'s ``_OpPool``) is a 2-D array, one row per pending media operation with the
 columns ``O_*``, plus the attempt each row answers (-1 for a destage). Removal moves the last row
 into the hole, as ``_OpPool.pop`` does, so the row numbers, and hence every tie (the first of
-equal times), are the reference's. Two more columns keep the rows in order of their angle on the
-platter, for the SPTF pick: ``O_RANK`` (a row's place in that order) and ``O_BYRANK`` (indexed by
-place, not by row: the row at that place).
+equal times), are the reference's. More columns file the rows for the SPTF pick, in as many
+buckets as the pool has rows, by their angle on the platter and by their cylinder: each bucket
+a doubly linked list (``O_ANEXT``/``O_APREV``, ``O_CNEXT``/``O_CPREV``: row + 1, 0 for none)
+whose first row is in ``O_AHEAD``/``O_CHEAD`` of the bucket's number (columns indexed by
+bucket, not by row), emptied when row 0 is added; adding and removing a row cost a few
+stores.
 """
 
 from __future__ import annotations
@@ -39,9 +42,9 @@ from ..devices.hdd import (
 # pool columns (``_OpPool.FIELDS``)
 O_T, O_CYL, O_SURF, O_ANGLE, O_XFER, O_WRITE, O_OFF, O_SIZE = range(8)
 NOP = 8  # the operation's own columns (what ``pool_pop`` hands over)
-# the angular order: a row's place in it; the row at a place (a column indexed by place)
-O_RANK, O_BYRANK = NOP, NOP + 1
-NO = NOP + 2
+# the buckets by angle and by cylinder: a row's neighbours, then each bucket's first row
+O_ANEXT, O_APREV, O_CNEXT, O_CPREV, O_AHEAD, O_CHEAD = range(NOP, NOP + 6)
+NO = NOP + 6
 # the HDD's parameters (float array)
 (H_CAP, H_RHO, H_NCYL, H_HEADS, H_HSKEW, H_CSKEW, H_RPM, H_T2T, H_A, H_B, H_KNEE, H_HSW,
  H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
@@ -105,47 +108,81 @@ def pool_add(pool, done, n, now, offset, size, write, att, hp):
     pool[n, O_OFF] = offset
     pool[n, O_SIZE] = size
     done[n] = att
-    _order_insert(pool, n, angle)
+    nb = pool.shape[0]
+    if n == 0:  # (a pool refilled from row 0 without its rows popped: no stale buckets)
+        for b in range(nb):
+            pool[b, O_AHEAD] = 0.0
+            pool[b, O_CHEAD] = 0.0
+    _link(pool, n, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(angle, nb))
+    _link(pool, n, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(cyl, nb))
 
 
 @numba.njit
-def _order_insert(pool, n, angle):
-    """Row ``n`` into the angular order of rows 0..n-1: after every row of an angle up to
-    its own (the places above move up one)."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pool[int(pool[mid, O_BYRANK]), O_ANGLE] <= angle:
-            lo = mid + 1
-        else:
-            hi = mid
-    for k in range(n, lo, -1):
-        row = pool[k - 1, O_BYRANK]
-        pool[k, O_BYRANK] = row
-        pool[int(row), O_RANK] = k
-    pool[lo, O_BYRANK] = n
-    pool[n, O_RANK] = lo
+def _angle_bucket(angle, nb):
+    """The bucket of an angle in [0, 1): nb of them, each 1/nb of a revolution."""
+    return min(int(angle * nb), nb - 1)
+
+
+@numba.njit
+def _cyl_bucket(cyl, nb):
+    """The bucket of a cylinder: its number modulo nb."""
+    return int(cyl) % nb
+
+
+@numba.njit
+def _link(pool, i, head, nxt, prv, b):
+    """Row ``i`` first in bucket ``b`` of the lists (head, next, previous columns)."""
+    h = pool[b, head]
+    pool[i, nxt] = h
+    pool[i, prv] = 0.0
+    if h != 0.0:
+        pool[int(h) - 1, prv] = i + 1
+    pool[b, head] = i + 1
+
+
+@numba.njit
+def _unlink(pool, i, head, nxt, prv, b):
+    """Row ``i`` out of bucket ``b``."""
+    x, p = pool[i, nxt], pool[i, prv]
+    if p != 0.0:
+        pool[int(p) - 1, nxt] = x
+    else:
+        pool[b, head] = x
+    if x != 0.0:
+        pool[int(x) - 1, prv] = p
+
+
+@numba.njit
+def _relink(pool, src, dst, head, nxt, prv, b):
+    """Row ``src`` of bucket ``b`` now at row ``dst`` (its neighbours point there)."""
+    x, p = pool[src, nxt], pool[src, prv]
+    pool[dst, nxt] = x
+    pool[dst, prv] = p
+    if p != 0.0:
+        pool[int(p) - 1, nxt] = dst + 1
+    else:
+        pool[b, head] = dst + 1
+    if x != 0.0:
+        pool[int(x) - 1, prv] = dst + 1
 
 
 @numba.njit
 def pool_pop(pool, done, n, i, op):
     """``_OpPool.pop(i)``: the row into ``op`` (returns its attempt); the last row fills the
-    hole (and takes its place in the angular order along)."""
+    hole (and takes its places in the buckets along)."""
     for c in range(NOP):
         op[c] = pool[i, c]
     att = done[i]
+    nb = pool.shape[0]
+    _unlink(pool, i, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(pool[i, O_ANGLE], nb))
+    _unlink(pool, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
     last = n - 1
-    for k in range(int(pool[i, O_RANK]), last):  # out of the angular order
-        row = pool[k + 1, O_BYRANK]
-        pool[k, O_BYRANK] = row
-        pool[int(row), O_RANK] = k
     if i != last:
         for c in range(NOP):
             pool[i, c] = pool[last, c]
         done[i] = done[last]
-        k = int(pool[last, O_RANK])
-        pool[i, O_RANK] = k
-        pool[k, O_BYRANK] = i
+        _relink(pool, last, i, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(pool[i, O_ANGLE], nb))
+        _relink(pool, last, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
     return att
 
 
@@ -247,58 +284,15 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
 _BEHIND = 2e-6
 
 
-@numba.njit
-def _scan_place(pool, n, r0, a0, u):
-    """The first place ``j`` (0..n) of the angular scan that starts at place ``r0`` (angle
-    ``a0``) whose angle is ``u`` revolutions or more past ``a0`` (``_scan_u`` never falls
-    along the scan)."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _scan_u(pool, n, r0, a0, mid) < u:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+# up to this many rows, the pick looks at every row (a walk over the buckets costs more)
+_FEW = 64
 
 
 @numba.njit
-def _scan_u(pool, n, r0, a0, j):
-    """How far (revolutions, [0, 1)) past ``a0`` the angle at place ``j`` of the scan is."""
-    k = r0 + j
-    if k >= n:
-        k -= n
-    u = pool[int(pool[k, O_BYRANK]), O_ANGLE] - a0
-    return u if u >= 0.0 else u + 1.0
-
-
-@numba.njit
-def _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp):
-    """The least (positioning time, row), as ``numpy.argmin``'s first of equals over every
-    row, visiting the rows in order of angle from just behind the head and skipping only
-    candidates that provably lose.
-
-    The bounds hold in exact arithmetic; the computed times differ from them by rounding of
-    the order of now / rev * 2**-52 revolutions (the platter angle from the clock), far below
-    the tolerance ``tol`` (1e-6 of a revolution + 1 ns) every bound must clear:
-
-    * The scan: with ``u`` the angle past ``a0`` (``_BEHIND`` revolutions behind the head),
-      the target passes under the head at (u - _BEHIND + k) revolutions from now, k an integer;
-      a wait the reference snaps to none puts the arrival up to 1e-6 of a revolution later in
-      that cycle, never earlier, and k < 0 would be before now. So a candidate's time is at
-      least (u - _BEHIND) revolutions, and once that is above the best time so far, so is every
-      candidate after it in the scan: it stops.
-    * The candidates on another cylinder whose pass (k = 0) is before the shortest seek
-      (``_seek_floor``) can only be reached a revolution later, k >= 1: at least
-      (1 - _BEHIND) revolutions. The scan visits those after the others, when the best time
-      so far is usually below that, and then looks only at their cylinder.
-    * a cheap bound (``_bound``) above the best time so far;
-    * the rotational wait and the settle are >= 0, so a candidate whose move is longer than
-      the best time so far loses; and the fitted seek curve never falls with distance
-      (a, b >= 0; rounding is monotonic), so once the seek over dthr cylinders is longer than
-      the best time, every farther candidate loses too (the best time only falls). A measured
-      table need not be monotonic: no distance threshold then.
-    """
+def _sptf_pick_all(pool, n, now, head_cyl, head_surf, hp, xp, fp):
+    """``_sptf_pick``'s choice for a few rows: a look at every row, the nearest cylinder first
+    (its time rules out the far ones early), with the bounds of ``_sptf_pick`` (``_bound``,
+    the move, the distance threshold dthr)."""
     rpm = hp[H_RPM]
     rev = 60.0 / rpm
     head_angle = now / rev
@@ -306,69 +300,160 @@ def _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp):
     seek_lo = _seek_floor(hp, fp)
     tol = 1e-6 * rev + 1e-9
     hsettle, hsw = hp[H_SETTLE], hp[H_HSW]
+    best = 0
+    dmin = np.inf
+    for i in range(n):
+        dcyl = abs(pool[i, O_CYL] - head_cyl)
+        if dcyl < dmin:
+            dmin = dcyl
+            best = i
+    settle = pool[best, O_WRITE] * hsettle
+    key = positioning(now, head_cyl, head_surf, pool[best, O_CYL], pool[best, O_SURF],
+                      pool[best, O_ANGLE], settle, hp, xp, fp)
+    first = best
     monotonic = hp[H_TABLE] == 0.0
+    dthr = np.inf
+    if monotonic:  # start from the curve's own threshold, once checked on the curve itself
+        dthr = _seek_threshold(key, hp)
+    for i in range(n):
+        if i == first:
+            continue
+        dcyl = abs(pool[i, O_CYL] - head_cyl)
+        if dcyl >= dthr:
+            continue
+        b = _bound(pool[i, O_CYL], pool[i, O_SURF], pool[i, O_ANGLE], pool[i, O_WRITE], head_cyl,
+                   head_surf, head_angle, seek_lo, rev, hsettle, hsw)
+        if b - tol > key:
+            continue
+        settle = pool[i, O_WRITE] * hsettle
+        move = _move(head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], settle, hp, xp, fp)
+        if move > key:
+            if monotonic and dcyl > 0:
+                seek = move if settle == 0.0 else _move(
+                    head_cyl, head_surf, pool[i, O_CYL], pool[i, O_SURF], 0.0, hp, xp, fp)
+                if seek > key:
+                    dthr = dcyl
+            continue
+        v = move + _rot_wait(pool[i, O_ANGLE], now + move, rpm)
+        if v < key or (v == key and i < best):
+            key = v
+            best = i
+            if monotonic:  # a shorter best time: a nearer threshold
+                dthr = min(dthr, _seek_threshold(key, hp))
+    return best, key
+
+
+@numba.njit
+def _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp):
+    """The least (positioning time, row), as ``numpy.argmin``'s first of equals over every
+    row, visiting the rows by angle from just behind the head and skipping only candidates
+    that provably lose.
+
+    The bounds hold in exact arithmetic; the computed times differ from them by rounding of
+    the order of now / rev * 2**-52 revolutions (the platter angle from the clock), far below
+    the tolerance ``tol`` (1e-6 of a revolution + 1 ns) every bound must clear:
+
+    * the angle: with ``u`` the angle past ``a0`` (``_BEHIND`` revolutions behind the head),
+      the target passes under the head at (u - _BEHIND + k) revolutions from now, k an integer;
+      a wait the reference snaps to none puts the arrival up to 1e-6 of a revolution later in
+      that cycle, never earlier, and k < 0 would be before now. So a candidate's time is at
+      least (u - _BEHIND) revolutions: an angle bucket whose least ``u`` gives more than the
+      best time so far ends the scan (the buckets come in order of ``u``).
+    * a candidate on another cylinder whose pass (k = 0) is before the shortest seek
+      (``_seek_floor``) is reached a revolution later, k >= 1: at least (1 - _BEHIND)
+      revolutions. Those (u below ``u2``) are looked at after the others, when the best time
+      is usually below that: then only the rows on the head's cylinder (its cylinder bucket)
+      can win among them.
+    * with few rows (``_FEW``) every row is looked at, the nearest cylinder first (its time
+      then rules out the far ones early).
+    * a cheap bound (``_bound``) above the best time so far;
+    * the rotational wait and the settle are >= 0, so a candidate whose move is longer than
+      the best time so far loses; and the fitted seek curve never falls with distance
+      (a, b >= 0; rounding is monotonic), so once the seek over dthr cylinders is longer than
+      the best time, every farther candidate loses too (the best time only falls). A measured
+      table need not be monotonic: no distance threshold then.
+    """
+    if n <= _FEW:
+        return _sptf_pick_all(pool, n, now, head_cyl, head_surf, hp, xp, fp)
+    # One loop, its candidates from three sources in turn (phase): 0 the angle buckets from
+    # u2 on, 1 the head's cylinder bucket, 2 every row of u < u2. (``_candidate`` is given
+    # numbers only: a function given the pool would pay for reference counts at every call.)
+    rpm = hp[H_RPM]
+    rev = 60.0 / rpm
+    head_angle = now / rev
+    head_angle = head_angle - math.floor(head_angle)
+    tol = 1e-6 * rev + 1e-9
     a0 = head_angle - _BEHIND
     if a0 < 0.0:
         a0 += 1.0
-    # r0: the first place of an angle >= a0 (n: none, the scan starts at place 0)
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pool[int(pool[mid, O_BYRANK]), O_ANGLE] < a0:
-            lo = mid + 1
-        else:
-            hi = mid
-    r0 = lo if lo < n else 0
-    # j2: where the passes that a move to another cylinder can make begin
-    j2 = _scan_place(pool, n, r0, a0, (seek_lo - tol) / rev)
-    next_turn = (1.0 - _BEHIND) * rev - tol  # the least time of another cylinder before j2
+    seek_lo = _seek_floor(hp, fp)
+    u2 = (seek_lo - tol) / rev  # below: another cylinder only a revolution later
+    hsettle, hsw = hp[H_SETTLE], hp[H_HSW]
+    monotonic = hp[H_TABLE] == 0.0
     ncyl, t2t, sa, sb, knee = hp[H_NCYL], hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE]
-    best = -1
-    key = np.inf
-    dthr = np.inf
-    for part in range(2):
-        j_lo, j_hi = (j2, n) if part == 0 else (0, j2)
-        for j in range(j_lo, j_hi):
-            k = r0 + j
-            if k >= n:
-                k -= n
-            i = int(pool[k, O_BYRANK])
-            angle = pool[i, O_ANGLE]
-            u = angle - a0  # (_scan_u)
+    nb = pool.shape[0]
+    b0 = _angle_bucket(a0, nb)
+    # bucket b0 + d (d = 1 .. nb - 1) holds u from (d - 1) / nb on; b0 holds u < 1 / nb
+    # (visited at d = 0) and, past the wrap, u >= 1 - 1 / nb (visited at d = nb)
+    d = max(0, int(math.floor(u2 * nb)) - 1)
+    dd = d
+    phase = 0
+    hp_s = (hsettle, hsw, ncyl, t2t, sa, sb, knee, rpm)
+    best, key, dthr = -1, np.inf, np.inf
+    x = 0.0  # the next row of the list being walked (row + 1; 0: its end)
+    j = 0
+    while True:
+        if phase == 0:
+            if x == 0.0:  # the next bucket, or on to the rows of u < u2
+                if d > nb or (max(d - 1, 0) / nb - _BEHIND) * rev - tol > key:
+                    if (1.0 - _BEHIND) * rev - tol > key:
+                        phase = 1
+                        x = pool[_cyl_bucket(head_cyl, nb), O_CHEAD]
+                    else:  # (rare: nothing under a revolution yet)
+                        phase = 2
+                    continue
+                bucket = b0 + d
+                if bucket >= nb:
+                    bucket -= nb
+                x = pool[bucket, O_AHEAD]
+                dd = d
+                d += 1
+                continue
+            i = int(x) - 1
+            x = pool[i, O_ANEXT]
+            u = pool[i, O_ANGLE] - a0
             if u < 0.0:
                 u += 1.0
-            if (u - _BEHIND) * rev - tol > key:
+            if u < u2 or (dd == 0 and u >= 0.5) or (dd == nb and u < 0.5):
+                continue
+        elif phase == 1:
+            if x == 0.0:
                 break
-            cyl = pool[i, O_CYL]
-            if part == 1 and cyl != head_cyl and next_turn > key:
+            i = int(x) - 1
+            x = pool[i, O_CNEXT]
+            if pool[i, O_CYL] != head_cyl:
                 continue
-            dcyl = abs(cyl - head_cyl)
-            if dcyl >= dthr:
+            u = pool[i, O_ANGLE] - a0
+            if u < 0.0:
+                u += 1.0
+            if u >= u2:
                 continue
-            surf, write = pool[i, O_SURF], pool[i, O_WRITE]
-            b = _bound(cyl, surf, angle, write, head_cyl, head_surf, head_angle, seek_lo, rev,
-                       hsettle, hsw)
-            if b - tol > key:
+        else:  # phase 2
+            if j >= n:
+                break
+            i = j
+            j += 1
+            u = pool[i, O_ANGLE] - a0
+            if u < 0.0:
+                u += 1.0
+            if u >= u2:
                 continue
-            settle = write * hsettle
-            if monotonic:
-                move = _move_fitted(head_cyl, head_surf, cyl, surf, settle, ncyl, t2t, sa, sb,
-                                    knee, hsw)
-            else:
-                move = _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp)
-            if move > key:
-                if monotonic and dcyl > 0:
-                    seek = move if settle == 0.0 else _move_fitted(
-                        head_cyl, head_surf, cyl, surf, 0.0, ncyl, t2t, sa, sb, knee, hsw)
-                    if seek > key:
-                        dthr = min(dthr, dcyl)
-                continue
-            v = move + _rot_wait(angle, now + move, rpm)
-            if v < key or (v == key and i < best):
-                key = v
-                best = i
-                if monotonic:  # a shorter best time: a nearer threshold
-                    dthr = min(dthr, _seek_threshold_fitted(key, t2t, sa, sb, knee, ncyl))
+        cyl, surf = pool[i, O_CYL], pool[i, O_SURF]
+        table_move = np.nan if monotonic else _move(head_cyl, head_surf, cyl, surf,
+                                                    pool[i, O_WRITE] * hsettle, hp, xp, fp)
+        best, key, dthr = _candidate(i, u, cyl, surf, pool[i, O_WRITE], pool[i, O_ANGLE],
+                                     table_move, best, key, dthr, now, head_cyl, head_surf,
+                                     head_angle, seek_lo, rev, tol, hp_s)
     return best, key
 
 
@@ -434,3 +519,41 @@ def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if table is None:
         return hp, np.zeros(1), np.zeros(1)
     return hp, np.ascontiguousarray(table[0], float), np.ascontiguousarray(table[1], float)
+
+
+@numba.njit
+def _candidate(i, u, cyl, surf, write, angle, table_move, best, key, dthr, now, head_cyl,
+               head_surf, head_angle, seek_lo, rev, tol, hp_s):
+    """Row ``i`` against the best so far, by the bounds of ``_sptf_pick``: the new (best,
+    key, dthr). ``table_move``: the move by the measured seek table (NaN: the fitted curve);
+    ``hp_s``: settle, head switch, cylinders, and the fitted curve's t2t, a, b, knee, rpm."""
+    hsettle, hsw, ncyl, t2t, sa, sb, knee, rpm = hp_s
+    if (u - _BEHIND) * rev - tol > key:
+        return best, key, dthr
+    dcyl = abs(cyl - head_cyl)
+    if dcyl >= dthr:
+        return best, key, dthr
+    b = _bound(cyl, surf, angle, write, head_cyl, head_surf, head_angle, seek_lo, rev,
+               hsettle, hsw)
+    if b - tol > key:
+        return best, key, dthr
+    settle = write * hsettle
+    monotonic = np.isnan(table_move)
+    if monotonic:
+        move = _move_fitted(head_cyl, head_surf, cyl, surf, settle, ncyl, t2t, sa, sb, knee, hsw)
+    else:
+        move = table_move
+    if move > key:
+        if monotonic and dcyl > 0:
+            seek = move if settle == 0.0 else _move_fitted(
+                head_cyl, head_surf, cyl, surf, 0.0, ncyl, t2t, sa, sb, knee, hsw)
+            if seek > key:
+                dthr = min(dthr, dcyl)
+        return best, key, dthr
+    v = move + _rot_wait(angle, now + move, rpm)
+    if v < key or (v == key and i < best):
+        key = v
+        best = i
+        if monotonic:  # a shorter best time: a nearer threshold
+            dthr = min(dthr, _seek_threshold_fitted(key, t2t, sa, sb, knee, ncyl))
+    return best, key, dthr
