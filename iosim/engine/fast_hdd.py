@@ -9,12 +9,12 @@ wake event, the cache-entry waiters) lives in :mod:`iosim.engine.fast`'s kernel.
 A pool (``HddModel``'s ``_OpPool``) is a 2-D array, one row per pending media operation with the
 columns ``O_*``, plus the attempt each row answers (-1 for a destage). Removal moves the last row
 into the hole, as ``_OpPool.pop`` does, so the row numbers, and hence every tie (the first of
-equal times), are the reference's. More columns file the rows for the SPTF pick, in as many
-buckets as the pool has rows, by their angle on the platter and by their cylinder: each bucket
-a doubly linked list (``O_ANEXT``/``O_APREV``, ``O_CNEXT``/``O_CPREV``: row + 1, 0 for none)
-whose first row is in ``O_AHEAD``/``O_CHEAD`` of the bucket's number (columns indexed by
-bucket, not by row), emptied when row 0 is added; adding and removing a row cost a few
-stores.
+equal times), are the reference's. In a pool of more than ``_FEW`` rows, more columns file
+the rows for the SPTF pick in as many buckets as the pool has rows, by their angle on the
+platter and by their cylinder: each bucket a doubly linked list (``O_ANEXT``/``O_APREV``,
+``O_CNEXT``/``O_CPREV``: row + 1, 0 for none) whose first row is in ``O_AHEAD``/``O_CHEAD``
+of the bucket's number (columns indexed by bucket, not by row), emptied when row 0 is added;
+adding and removing a row cost a few stores.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ NOP = 8  # the operation's own columns (what ``pool_pop`` hands over)
 # the buckets by angle and by cylinder: a row's neighbours, then each bucket's first row
 O_ANEXT, O_APREV, O_CNEXT, O_CPREV, O_AHEAD, O_CHEAD = range(NOP, NOP + 6)
 NO = NOP + 6
+# up to this many rows, the pick looks at every row (a walk over the buckets costs more): a
+# pool of at most this many rows keeps no buckets
+_FEW = 64
 # the HDD's parameters (float array)
 (H_CAP, H_RHO, H_NCYL, H_HEADS, H_HSKEW, H_CSKEW, H_RPM, H_T2T, H_A, H_B, H_KNEE, H_HSW,
  H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
@@ -109,6 +112,8 @@ def pool_add(pool, done, n, now, offset, size, write, att, hp):
     pool[n, O_SIZE] = size
     done[n] = att
     nb = pool.shape[0]
+    if nb <= _FEW:
+        return
     if n == 0:  # (a pool refilled from row 0 without its rows popped: no stale buckets)
         for b in range(nb):
             pool[b, O_AHEAD] = 0.0
@@ -174,15 +179,19 @@ def pool_pop(pool, done, n, i, op):
         op[c] = pool[i, c]
     att = done[i]
     nb = pool.shape[0]
-    _unlink(pool, i, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(pool[i, O_ANGLE], nb))
-    _unlink(pool, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
+    buckets = nb > _FEW
+    if buckets:
+        _unlink(pool, i, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(pool[i, O_ANGLE], nb))
+        _unlink(pool, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
     last = n - 1
     if i != last:
         for c in range(NOP):
             pool[i, c] = pool[last, c]
         done[i] = done[last]
-        _relink(pool, last, i, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(pool[i, O_ANGLE], nb))
-        _relink(pool, last, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
+        if buckets:
+            _relink(pool, last, i, O_AHEAD, O_ANEXT, O_APREV,
+                    _angle_bucket(pool[i, O_ANGLE], nb))
+            _relink(pool, last, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
     return att
 
 
@@ -276,23 +285,10 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
             if pool[i, O_T] < pool[best, O_T]:
                 best = i
         return best, np.nan
-    return _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp)
-
-
-# how far (in revolutions) behind the head the angular scan starts: more than the reference's
-# snap of a wait within 1e-6 of a revolution to none
-_BEHIND = 2e-6
-
-
-# up to this many rows, the pick looks at every row (a walk over the buckets costs more)
-_FEW = 64
-
-
-@numba.njit
-def _sptf_pick_all(pool, n, now, head_cyl, head_surf, hp, xp, fp):
-    """``_sptf_pick``'s choice for a few rows: a look at every row, the nearest cylinder first
-    (its time rules out the far ones early), with the bounds of ``_sptf_pick`` (``_bound``,
-    the move, the distance threshold dthr)."""
+    if n > _FEW:
+        return _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp)
+    # a few rows: every row, the nearest cylinder first (its time rules out the far ones
+    # early), with the bounds of ``_sptf_pick`` (``_bound``, the move, the distance dthr)
     rpm = hp[H_RPM]
     rev = 60.0 / rpm
     head_angle = now / rev
@@ -343,6 +339,11 @@ def _sptf_pick_all(pool, n, now, head_cyl, head_surf, hp, xp, fp):
     return best, key
 
 
+# how far (in revolutions) behind the head the angular scan starts: more than the reference's
+# snap of a wait within 1e-6 of a revolution to none
+_BEHIND = 2e-6
+
+
 @numba.njit
 def _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp):
     """The least (positioning time, row), as ``numpy.argmin``'s first of equals over every
@@ -373,8 +374,6 @@ def _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp):
       the best time, every farther candidate loses too (the best time only falls). A measured
       table need not be monotonic: no distance threshold then.
     """
-    if n <= _FEW:
-        return _sptf_pick_all(pool, n, now, head_cyl, head_surf, hp, xp, fp)
     # One loop, its candidates from three sources in turn (phase): 0 the angle buckets from
     # u2 on, 1 the head's cylinder bucket, 2 every row of u < u2. (``_candidate`` is given
     # numbers only: a function given the pool would pay for reference counts at every call.)
