@@ -520,7 +520,7 @@ def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return hp, np.ascontiguousarray(table[0], float), np.ascontiguousarray(table[1], float)
 
 
-@numba.njit
+@numba.njit(inline="always")  # (called in one loop, once a candidate)
 def _candidate(i, u, cyl, surf, write, angle, table_move, best, key, dthr, now, head_cyl,
                head_surf, head_angle, seek_lo, rev, tol, hp_s):
     """Row ``i`` against the best so far, by the bounds of ``_sptf_pick``: the new (best,
@@ -549,10 +549,23 @@ def _candidate(i, u, cyl, surf, write, angle, table_move, best, key, dthr, now, 
             if seek > key:
                 dthr = min(dthr, dcyl)
         return best, key, dthr
-    v = move + _rot_wait(angle, now + move, rpm)
+    v = move + _rot_wait_rev(angle, now + move, rev)
     if v < key or (v == key and i < best):
         key = v
         best = i
         if monotonic:  # a shorter best time: a nearer threshold
             dthr = min(dthr, _seek_threshold_fitted(key, t2t, sa, sb, knee, ncyl))
     return best, key, dthr
+
+
+@numba.njit
+def _rot_wait_rev(target_angle, t_s, rev):
+    """``hdd_rotational_wait_one`` given the revolution (60 / rpm, computed as it computes it,
+    so the same bits) instead of the rpm: one division less a candidate."""
+    head = t_s / rev
+    head = head - math.floor(head)
+    w = target_angle - head
+    w = w - math.floor(w)
+    if w > 1.0 - 1e-6:
+        w = 0.0
+    return w * rev
