@@ -99,8 +99,8 @@ def _move_fitted(head_cyl, head_surf, cyl, surf, settle, ncyl, t2t, a, b, knee, 
 @numba.njit
 def pool_add(pool, done, n, now, offset, size, write, att, hp):
     """``HddModel._add``: a media operation at row ``n`` (the caller counts it)."""
-    cyl, surf, angle = hdd_locate(offset, hp)
     start = _track_position(offset, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    cyl, surf, angle = _place(start, hp[H_HEADS], hp[H_HSKEW], hp[H_CSKEW])  # (hdd_locate)
     end = _track_position(offset + size, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
     pool[n, O_T] = now
     pool[n, O_CYL] = cyl
