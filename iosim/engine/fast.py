@@ -630,6 +630,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rng_io = unmanaged_generator(rng_io)  # (the caller's arguments keep them alive)
     rng_dev = unmanaged_generator(rng_dev)
     rng_arr = unmanaged_generator(rng_arr)
+    hp, hxp, hfp = _um(hp, keep), _um(hxp, keep), _um(hfp, keep)  # (the HDD's, per pick)
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
     ht = _um(np.empty(hcap), keep)

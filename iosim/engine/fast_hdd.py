@@ -8,8 +8,13 @@ wake event, the cache-entry waiters) lives in :mod:`iosim.engine.fast`'s kernel.
 
 A pool (``HddModel``'s ``_OpPool``) is a 2-D array, one row per pending media operation with the
 columns ``O_*``, plus the attempt each row answers (-1 for a destage). Removal moves the last row
-into the hole, as ``_OpPool.pop`` does, so the order in which equal keys are scanned, and hence
-every tie, is the reference's.
+into the hole, as ``_OpPool.pop`` does, so the row numbers, and hence every tie (the first of
+equal times), are the reference's. In a pool of more than ``_FEW`` rows, more columns file
+the rows for the SPTF pick in as many buckets as the pool has rows, by their angle on the
+platter and by their cylinder: each bucket a doubly linked list (``O_ANEXT``/``O_APREV``,
+``O_CNEXT``/``O_CPREV``: row + 1, 0 for none) whose first row is in ``O_AHEAD``/``O_CHEAD``
+of the bucket's number (columns indexed by bucket, not by row), emptied when row 0 is added;
+adding and removing a row cost a few stores.
 """
 
 from __future__ import annotations
@@ -36,7 +41,13 @@ from ..devices.hdd import (
 
 # pool columns (``_OpPool.FIELDS``)
 O_T, O_CYL, O_SURF, O_ANGLE, O_XFER, O_WRITE, O_OFF, O_SIZE = range(8)
-NO = 8
+NOP = 8  # the operation's own columns (what ``pool_pop`` hands over)
+# the buckets by angle and by cylinder: a row's neighbours, then each bucket's first row
+O_ANEXT, O_APREV, O_CNEXT, O_CPREV, O_AHEAD, O_CHEAD = range(NOP, NOP + 6)
+NO = NOP + 6
+# up to this many rows, the pick looks at every row (a walk over the buckets costs more): a
+# pool of at most this many rows keeps no buckets
+_FEW = 64
 # the HDD's parameters (float array)
 (H_CAP, H_RHO, H_NCYL, H_HEADS, H_HSKEW, H_CSKEW, H_RPM, H_T2T, H_A, H_B, H_KNEE, H_HSW,
  H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
@@ -64,16 +75,22 @@ def hdd_locate(offset, hp):
 def _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp):
     """``hdd_move_s`` to one target: the seek for another cylinder (the measured curve or the
     fitted one), a head switch for another surface, then the settle after any move."""
+    if hp[H_TABLE] != 0.0 and cyl != head_cyl:
+        return _interp(abs(cyl - head_cyl) / hp[H_NCYL], xp, fp) + settle
+    return _move_fitted(head_cyl, head_surf, cyl, surf, settle, hp[H_NCYL], hp[H_T2T], hp[H_A],
+                        hp[H_B], hp[H_KNEE], hp[H_HSW])
+
+
+@numba.njit
+def _move_fitted(head_cyl, head_surf, cyl, surf, settle, ncyl, t2t, a, b, knee, hsw):
+    """``_move`` on the fitted seek curve, from numbers only (a function given arrays pays
+    for their reference counts at every call, which the pick's loop cannot afford)."""
     dcyl = abs(cyl - head_cyl)
     moved = dcyl > 0 or surf != head_surf
     if dcyl > 0:
-        d = dcyl / hp[H_NCYL]
-        if hp[H_TABLE] != 0.0:
-            seek = _interp(d, xp, fp)
-        else:
-            seek = _seek(d, hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE])
+        seek = _seek(dcyl / ncyl, t2t, a, b, knee)
     elif moved:
-        seek = hp[H_HSW]
+        seek = hsw
     else:
         seek = 0.0
     return seek + settle if moved else seek
@@ -82,8 +99,8 @@ def _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp):
 @numba.njit
 def pool_add(pool, done, n, now, offset, size, write, att, hp):
     """``HddModel._add``: a media operation at row ``n`` (the caller counts it)."""
-    cyl, surf, angle = hdd_locate(offset, hp)
     start = _track_position(offset, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    cyl, surf, angle = _place(start, hp[H_HEADS], hp[H_HSKEW], hp[H_CSKEW])  # (hdd_locate)
     end = _track_position(offset + size, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
     pool[n, O_T] = now
     pool[n, O_CYL] = cyl
@@ -94,19 +111,87 @@ def pool_add(pool, done, n, now, offset, size, write, att, hp):
     pool[n, O_OFF] = offset
     pool[n, O_SIZE] = size
     done[n] = att
+    nb = pool.shape[0]
+    if nb <= _FEW:
+        return
+    if n == 0:  # (a pool refilled from row 0 without its rows popped: no stale buckets)
+        for b in range(nb):
+            pool[b, O_AHEAD] = 0.0
+            pool[b, O_CHEAD] = 0.0
+    _link(pool, n, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(angle, nb))
+    _link(pool, n, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(cyl, nb))
+
+
+@numba.njit
+def _angle_bucket(angle, nb):
+    """The bucket of an angle in [0, 1): nb of them, each 1/nb of a revolution."""
+    return min(int(angle * nb), nb - 1)
+
+
+@numba.njit
+def _cyl_bucket(cyl, nb):
+    """The bucket of a cylinder: its number modulo nb."""
+    return int(cyl) % nb
+
+
+@numba.njit
+def _link(pool, i, head, nxt, prv, b):
+    """Row ``i`` first in bucket ``b`` of the lists (head, next, previous columns)."""
+    h = pool[b, head]
+    pool[i, nxt] = h
+    pool[i, prv] = 0.0
+    if h != 0.0:
+        pool[int(h) - 1, prv] = i + 1
+    pool[b, head] = i + 1
+
+
+@numba.njit
+def _unlink(pool, i, head, nxt, prv, b):
+    """Row ``i`` out of bucket ``b``."""
+    x, p = pool[i, nxt], pool[i, prv]
+    if p != 0.0:
+        pool[int(p) - 1, nxt] = x
+    else:
+        pool[b, head] = x
+    if x != 0.0:
+        pool[int(x) - 1, prv] = p
+
+
+@numba.njit
+def _relink(pool, src, dst, head, nxt, prv, b):
+    """Row ``src`` of bucket ``b`` now at row ``dst`` (its neighbours point there)."""
+    x, p = pool[src, nxt], pool[src, prv]
+    pool[dst, nxt] = x
+    pool[dst, prv] = p
+    if p != 0.0:
+        pool[int(p) - 1, nxt] = dst + 1
+    else:
+        pool[b, head] = dst + 1
+    if x != 0.0:
+        pool[int(x) - 1, prv] = dst + 1
 
 
 @numba.njit
 def pool_pop(pool, done, n, i, op):
     """``_OpPool.pop(i)``: the row into ``op`` (returns its attempt); the last row fills the
-    hole."""
-    for c in range(NO):
+    hole (and takes its places in the buckets along)."""
+    for c in range(NOP):
         op[c] = pool[i, c]
     att = done[i]
+    nb = pool.shape[0]
+    buckets = nb > _FEW
+    if buckets:
+        _unlink(pool, i, O_AHEAD, O_ANEXT, O_APREV, _angle_bucket(pool[i, O_ANGLE], nb))
+        _unlink(pool, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
     last = n - 1
-    for c in range(NO):
-        pool[i, c] = pool[last, c]
-    done[i] = done[last]
+    if i != last:
+        for c in range(NOP):
+            pool[i, c] = pool[last, c]
+        done[i] = done[last]
+        if buckets:
+            _relink(pool, last, i, O_AHEAD, O_ANEXT, O_APREV,
+                    _angle_bucket(pool[i, O_ANGLE], nb))
+            _relink(pool, last, i, O_CHEAD, O_CNEXT, O_CPREV, _cyl_bucket(pool[i, O_CYL], nb))
     return att
 
 
@@ -122,7 +207,12 @@ def _seek_threshold(key, hp):
     """A distance in cylinders from which on every seek of the fitted curve is longer than
     ``key`` (the curve inverted, with a margin, then checked with the curve itself); inf when
     there is none or the check fails."""
-    t2t, a, b, knee, ncyl = hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE], hp[H_NCYL]
+    return _seek_threshold_fitted(key, hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE], hp[H_NCYL])
+
+
+@numba.njit
+def _seek_threshold_fitted(key, t2t, a, b, knee, ncyl):
+    """``_seek_threshold`` from numbers only."""
     if not key > t2t:
         return np.inf
     at_knee = t2t + a * math.sqrt(knee)
@@ -195,22 +285,12 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
             if pool[i, O_T] < pool[best, O_T]:
                 best = i
         return best, np.nan
+    if n > _FEW:
+        return _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp)
+    # a few rows: every row, the nearest cylinder first (its time rules out the far ones
+    # early), with the bounds of ``_sptf_pick`` (``_bound``, the move, the distance dthr)
     rpm = hp[H_RPM]
     rev = 60.0 / rpm
-    # The choice is the least (positioning time, index), as numpy.argmin's first of equals.
-    # Candidates are skipped only when they provably lose, which changes no choice:
-    # * a cheap bound (``_bound``) above the best time so far. It holds in exact arithmetic;
-    #   the computed bound and time differ from it by rounding of the order of
-    #   now / rev * 2**-52 revolutions (the platter angle from the clock), far below the
-    #   tolerance ``tol`` (1e-6 of a revolution + 1 ns) the bound must clear. Its
-    #   revolution count allows 2e-6 of a revolution below the move, so neither the snap
-    #   nor that rounding can make it count a revolution too many.
-    # * the rotational wait and the settle are >= 0, so a candidate whose move is longer
-    #   than the best time so far loses; and the fitted seek curve never falls with distance
-    #   (a, b >= 0; rounding is monotonic), so once the seek over dthr cylinders is longer
-    #   than the best time, every farther candidate loses too (the best time only falls). A
-    #   measured table need not be monotonic: no distance threshold then.
-    # The scan starts from the nearest cylinder.
     head_angle = now / rev
     head_angle = head_angle - math.floor(head_angle)
     seek_lo = _seek_floor(hp, fp)
@@ -256,6 +336,123 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
             best = i
             if monotonic:  # a shorter best time: a nearer threshold
                 dthr = min(dthr, _seek_threshold(key, hp))
+    return best, key
+
+
+# how far (in revolutions) behind the head the angular scan starts: more than the reference's
+# snap of a wait within 1e-6 of a revolution to none
+_BEHIND = 2e-6
+
+
+@numba.njit
+def _sptf_pick(pool, n, now, head_cyl, head_surf, hp, xp, fp):
+    """The least (positioning time, row), as ``numpy.argmin``'s first of equals over every
+    row, visiting the rows by angle from just behind the head and skipping only candidates
+    that provably lose.
+
+    The bounds hold in exact arithmetic; the computed times differ from them by rounding of
+    the order of now / rev * 2**-52 revolutions (the platter angle from the clock), far below
+    the tolerance ``tol`` (1e-6 of a revolution + 1 ns) every bound must clear:
+
+    * the angle: with ``u`` the angle past ``a0`` (``_BEHIND`` revolutions behind the head),
+      the target passes under the head at (u - _BEHIND + k) revolutions from now, k an integer;
+      a wait the reference snaps to none puts the arrival up to 1e-6 of a revolution later in
+      that cycle, never earlier, and k < 0 would be before now. So a candidate's time is at
+      least (u - _BEHIND) revolutions: an angle bucket whose least ``u`` gives more than the
+      best time so far ends the scan (the buckets come in order of ``u``).
+    * a candidate on another cylinder whose pass (k = 0) is before the shortest seek
+      (``_seek_floor``) is reached a revolution later, k >= 1: at least (1 - _BEHIND)
+      revolutions. Those (u below ``u2``) are looked at after the others, when the best time
+      is usually below that: then only the rows on the head's cylinder (its cylinder bucket)
+      can win among them.
+    * with few rows (``_FEW``) every row is looked at, the nearest cylinder first (its time
+      then rules out the far ones early).
+    * a cheap bound (``_bound``) above the best time so far;
+    * the rotational wait and the settle are >= 0, so a candidate whose move is longer than
+      the best time so far loses; and the fitted seek curve never falls with distance
+      (a, b >= 0; rounding is monotonic), so once the seek over dthr cylinders is longer than
+      the best time, every farther candidate loses too (the best time only falls). A measured
+      table need not be monotonic: no distance threshold then.
+    """
+    # One loop, its candidates from three sources in turn (phase): 0 the angle buckets from
+    # u2 on, 1 the head's cylinder bucket, 2 every row of u < u2. (``_candidate`` is given
+    # numbers only: a function given the pool would pay for reference counts at every call.)
+    rpm = hp[H_RPM]
+    rev = 60.0 / rpm
+    head_angle = now / rev
+    head_angle = head_angle - math.floor(head_angle)
+    tol = 1e-6 * rev + 1e-9
+    a0 = head_angle - _BEHIND
+    if a0 < 0.0:
+        a0 += 1.0
+    seek_lo = _seek_floor(hp, fp)
+    u2 = (seek_lo - tol) / rev  # below: another cylinder only a revolution later
+    hsettle, hsw = hp[H_SETTLE], hp[H_HSW]
+    monotonic = hp[H_TABLE] == 0.0
+    ncyl, t2t, sa, sb, knee = hp[H_NCYL], hp[H_T2T], hp[H_A], hp[H_B], hp[H_KNEE]
+    nb = pool.shape[0]
+    b0 = _angle_bucket(a0, nb)
+    # bucket b0 + d (d = 1 .. nb - 1) holds u from (d - 1) / nb on; b0 holds u < 1 / nb
+    # (visited at d = 0) and, past the wrap, u >= 1 - 1 / nb (visited at d = nb)
+    d = max(0, int(math.floor(u2 * nb)) - 1)
+    dd = d
+    phase = 0
+    hp_s = (hsettle, hsw, ncyl, t2t, sa, sb, knee, rpm)
+    best, key, dthr = -1, np.inf, np.inf
+    x = 0.0  # the next row of the list being walked (row + 1; 0: its end)
+    j = 0
+    while True:
+        if phase == 0:
+            if x == 0.0:  # the next bucket, or on to the rows of u < u2
+                if d > nb or (max(d - 1, 0) / nb - _BEHIND) * rev - tol > key:
+                    if (1.0 - _BEHIND) * rev - tol > key:
+                        phase = 1
+                        x = pool[_cyl_bucket(head_cyl, nb), O_CHEAD]
+                    else:  # (rare: nothing under a revolution yet)
+                        phase = 2
+                    continue
+                bucket = b0 + d
+                if bucket >= nb:
+                    bucket -= nb
+                x = pool[bucket, O_AHEAD]
+                dd = d
+                d += 1
+                continue
+            i = int(x) - 1
+            x = pool[i, O_ANEXT]
+            u = pool[i, O_ANGLE] - a0
+            if u < 0.0:
+                u += 1.0
+            if u < u2 or (dd == 0 and u >= 0.5) or (dd == nb and u < 0.5):
+                continue
+        elif phase == 1:
+            if x == 0.0:
+                break
+            i = int(x) - 1
+            x = pool[i, O_CNEXT]
+            if pool[i, O_CYL] != head_cyl:
+                continue
+            u = pool[i, O_ANGLE] - a0
+            if u < 0.0:
+                u += 1.0
+            if u >= u2:
+                continue
+        else:  # phase 2
+            if j >= n:
+                break
+            i = j
+            j += 1
+            u = pool[i, O_ANGLE] - a0
+            if u < 0.0:
+                u += 1.0
+            if u >= u2:
+                continue
+        cyl, surf = pool[i, O_CYL], pool[i, O_SURF]
+        table_move = np.nan if monotonic else _move(head_cyl, head_surf, cyl, surf,
+                                                    pool[i, O_WRITE] * hsettle, hp, xp, fp)
+        best, key, dthr = _candidate(i, u, cyl, surf, pool[i, O_WRITE], pool[i, O_ANGLE],
+                                     table_move, best, key, dthr, now, head_cyl, head_surf,
+                                     head_angle, seek_lo, rev, tol, hp_s)
     return best, key
 
 
@@ -321,3 +518,54 @@ def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if table is None:
         return hp, np.zeros(1), np.zeros(1)
     return hp, np.ascontiguousarray(table[0], float), np.ascontiguousarray(table[1], float)
+
+
+@numba.njit(inline="always")  # (called in one loop, once a candidate)
+def _candidate(i, u, cyl, surf, write, angle, table_move, best, key, dthr, now, head_cyl,
+               head_surf, head_angle, seek_lo, rev, tol, hp_s):
+    """Row ``i`` against the best so far, by the bounds of ``_sptf_pick``: the new (best,
+    key, dthr). ``table_move``: the move by the measured seek table (NaN: the fitted curve);
+    ``hp_s``: settle, head switch, cylinders, and the fitted curve's t2t, a, b, knee, rpm."""
+    hsettle, hsw, ncyl, t2t, sa, sb, knee, rpm = hp_s
+    if (u - _BEHIND) * rev - tol > key:
+        return best, key, dthr
+    dcyl = abs(cyl - head_cyl)
+    if dcyl >= dthr:
+        return best, key, dthr
+    b = _bound(cyl, surf, angle, write, head_cyl, head_surf, head_angle, seek_lo, rev,
+               hsettle, hsw)
+    if b - tol > key:
+        return best, key, dthr
+    settle = write * hsettle
+    monotonic = np.isnan(table_move)
+    if monotonic:
+        move = _move_fitted(head_cyl, head_surf, cyl, surf, settle, ncyl, t2t, sa, sb, knee, hsw)
+    else:
+        move = table_move
+    if move > key:
+        if monotonic and dcyl > 0:
+            seek = move if settle == 0.0 else _move_fitted(
+                head_cyl, head_surf, cyl, surf, 0.0, ncyl, t2t, sa, sb, knee, hsw)
+            if seek > key:
+                dthr = min(dthr, dcyl)
+        return best, key, dthr
+    v = move + _rot_wait_rev(angle, now + move, rev)
+    if v < key or (v == key and i < best):
+        key = v
+        best = i
+        if monotonic:  # a shorter best time: a nearer threshold
+            dthr = min(dthr, _seek_threshold_fitted(key, t2t, sa, sb, knee, ncyl))
+    return best, key, dthr
+
+
+@numba.njit
+def _rot_wait_rev(target_angle, t_s, rev):
+    """``hdd_rotational_wait_one`` given the revolution (60 / rpm, computed as it computes it,
+    so the same bits) instead of the rpm: one division less a candidate."""
+    head = t_s / rev
+    head = head - math.floor(head)
+    w = target_angle - head
+    w = w - math.floor(w)
+    if w > 1.0 - 1e-6:
+        w = 0.0
+    return w * rev
