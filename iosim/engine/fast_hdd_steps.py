@@ -7,8 +7,8 @@ read-ahead segment) are :mod:`iosim.engine.fast_hdd`'s; this module is the event
 around them: NCQ tags, the actuator's wake event, the cache-entry waiters.
 
 The disk's state is an :class:`HddState` (one row per disk: a single disk, or each member of a
-RAID set and its spare); the request a host command answers is read from :class:`Requests`
-(an attempt at the disk, or a RAID member I/O).
+RAID set and its spare); the request a host command answers is read from
+:class:`~iosim.engine.fast_state.Requests` (an attempt at the disk, or a RAID member I/O).
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from .fast_codes import (
     K_HDD_WOVH,
     K_HDD_WX,
     K_M_PEND,
-    K_RELEASE,
     KB,
     L_BUSY,
     T_CACHE_READS,
@@ -48,10 +47,9 @@ from .fast_codes import (
     T_MEDIA_READS,
     T_MEDIA_WRITES,
 )
-from .fast_core import C_FC, C_FH, res_release, ring_push
-from .fast_stats import level_change
+from .fast_state import fpush, level, release
 
-__all__ = ["HddState", "Requests", "Events", "hdd_steps", "K_OUT_OF_RANGE",
+__all__ = ["HddState", "hdd_steps", "K_OUT_OF_RANGE",
            "HI_QN", "HI_DN", "HI_FREE", "HI_PARKED", "HI_WH", "HI_WN", "HI_CUR", "NHI"]
 
 #: hdd_steps's answer for an I/O past the disk's capacity (the run stops, status BEYOND)
@@ -63,8 +61,6 @@ K_OUT_OF_RANGE = -2
 (HI_QN, HI_DN, HI_FREE, HI_PARKED, HI_WH, HI_WN, HI_CUR) = range(7)
 NHI = 7
 
-#: the event list and resources a step touches (fast_core's arrays)
-Events = namedtuple("Events", ["fq", "ctl", "res", "lv", "lvl", "qdh", "tot"])
 #: per disk: the host commands for the actuator and the dirty cache entries (fast_hdd's pools,
 #: ``*_done``: their done codes), the media operation, the cache-entry waiters, the integers
 #: above, the head (cylinder, surface), the read-ahead segment; per command: its media
@@ -73,28 +69,12 @@ Events = namedtuple("Events", ["fq", "ctl", "res", "lv", "lvl", "qdh", "tot"])
 HddState = namedtuple("HddState", [
     "hq", "hq_done", "hdp", "hdp_done", "h_op", "h_wait", "hd_i", "h_head", "h_ra", "h_xfer",
     "h_bad", "dv_busy", "dv_dead", "hp", "hxp", "hfp"])
-#: where a host command's address, size and direction are: an attempt (rq_off[at_req[x]],
-#: at_size[x], at_read[x]) or, on a RAID, a member I/O (mi_*[x], on disk mi_dev[x])
-Requests = namedtuple("Requests", [
-    "rq_off", "at_req", "at_size", "at_read", "mi_dev", "mi_off", "mi_size", "mi_read"])
-
-
-@numba.njit(inline="always")
-def _fpush(ev, code):
-    ring_push(ev.fq, ev.ctl, C_FH, C_FC, code)
-
-
-@numba.njit(inline="always")
-def _release(ev, r):
-    res_release(ev.res, r, ev.fq, ev.ctl, (r << KB) | K_RELEASE)
-
-
 @numba.njit(inline="always")
 def _unit_busy(ev, st, dv, t, delta):
     """Recorder.unit_busy from disk ``dv`` (a failed member's is not recorded)."""
     st.dv_busy[dv] += delta
     if st.dv_dead[dv] == 0:
-        level_change(ev.lv, ev.lvl, ev.qdh, L_BUSY, t, delta)
+        level(ev, L_BUSY, t, delta)
 
 
 @numba.njit(inline="always")
@@ -102,7 +82,7 @@ def _kick(ev, st, dv):
     """HddModel._kick: succeed the parked actuator's wake event."""
     if st.hd_i[dv, HI_PARKED] != 0:
         st.hd_i[dv, HI_PARKED] = 0
-        _fpush(ev, (dv << KB) | K_HDD_WAKE)
+        fpush(ev, (dv << KB) | K_HDD_WAKE)
 
 
 @numba.njit(inline="always")
@@ -162,12 +142,12 @@ def _served(now, ev, st, dv):
                 rate = op[fh.O_SIZE] / op[fh.O_XFER] * hp[fh.H_EFF]
                 fh.ra_start(st.h_ra[dv], now, op[fh.O_OFF], op[fh.O_SIZE], rate)
         st.h_xfer[a] = op[fh.O_XFER]
-        _fpush(ev, (a << KB) | K_HDD_MDONE)
+        fpush(ev, (a << KB) | K_HDD_MDONE)
     else:  # a destage: its entry goes to the first waiter, or is free
         tot[T_MEDIA_WRITES] += 1
         if hd_i[dv, HI_WN] > 0:
             h_wait = st.h_wait
-            _fpush(ev, h_wait[dv, hd_i[dv, HI_WH]])
+            fpush(ev, h_wait[dv, hd_i[dv, HI_WH]])
             h = hd_i[dv, HI_WH] + 1
             if h >= h_wait.shape[1]:
                 h = 0
@@ -308,11 +288,11 @@ def hdd_steps(k, x, now, ev, st, rqs, raid, r_units, r_mem0, rng_dev, mrngs):
                 wait, delay, nxt = lag > 0, lag, K_HDD_END
         elif k == K_HDD_END:
             if raid:  # a member's serve process ends (RaidModel's AllOf counts it)
-                _release(ev, r_mem0 + dv)
-                _fpush(ev, (x << KB) | K_M_PEND)
+                release(ev, r_mem0 + dv)
+                fpush(ev, (x << KB) | K_M_PEND)
                 k = -1
             else:
-                _release(ev, r_units)
+                release(ev, r_units)
                 k = K_DEV_FINISHED
         elif k == K_HDD_WAKE:
             k = K_HDD_LOOP
