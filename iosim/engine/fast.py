@@ -77,10 +77,6 @@ from ..devices.hdd import RA_SIZE, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import (
     SsdDevice,
-    ssd_die_of_page,
-    ssd_group_bytes,
-    ssd_page_slow,
-    ssd_pages,
 )
 from ..dists import EMPIRICAL, Distribution, sample_code
 from ..results import Results
@@ -106,7 +102,6 @@ from .fast_codes import (
     C_FH,
     C_HN,
     C_IC,
-    C_IH,
     C_OVF,
     C_RR,
     C_SEQ,
@@ -164,6 +159,7 @@ from .fast_codes import (
     H_LAT,
     H_READ,
     H_WRITE,
+    K_A_BDONE,
     K_A_CORE,
     K_ACQ,
     K_ACQUIRE,
@@ -214,27 +210,9 @@ from .fast_codes import (
     K_R_FSTART,
     K_R_OVH,
     K_RELEASE,
-    K_SSD_AFTERCH,
-    K_SSD_ALL,
-    K_SSD_BUF,
-    K_SSD_CGRANT,
-    K_SSD_CHAN,
-    K_SSD_CXFER,
-    K_SSD_DEND,
-    K_SSD_DGRANT,
-    K_SSD_DREAD,
-    K_SSD_DSTART,
     K_SSD_FORK,
-    K_SSD_IGRANT,
-    K_SSD_IXFER,
-    K_SSD_LGRANT,
-    K_SSD_LXFER,
     K_SSD_OVH,
-    K_SSD_PEND,
-    K_SSD_PROG,
     K_SSD_RSLOT,
-    K_SSD_SPAWN,
-    K_SSD_WBUF,
     K_THINK_ISSUE,
     KB,
     KMASK,
@@ -354,9 +332,6 @@ from .fast_codes import (
     SP_RAID,
     SP_READ,
     SP_WRITE,
-    SSD_BUFFERED,
-    SSD_READ,
-    SSD_WRITE,
     STALLED,
     T_BUFFERED,
     T_CACHE_READS,
@@ -387,12 +362,11 @@ from .fast_core import (
     unmanaged_generator,
 )
 from .fast_core import schedule as fc_schedule
-from .fast_core import space_give as fc_space_give
-from .fast_core import space_take as fc_space_take
 from .fast_core import unmanaged as _um
 from .fast_hdd_steps import HI_FREE, HI_PARKED, K_OUT_OF_RANGE, NHI, HddState, hdd_steps
 from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_raid_steps import RaidConf, RaidState, raid_steps
+from .fast_ssd_steps import SsdConf, SsdState, ssd_steps
 from .fast_state import Events, Requests
 from .fast_stats import batch_add, hist_add, level_change
 from .jit import announce_compile
@@ -411,10 +385,6 @@ _service_s = numba.njit(inline="always")(generic_service_s)
 _bucket_take = numba.njit(bucket_take)
 _bucket_cost = numba.njit(bucket_cost)
 _io_units = numba.njit(io_units)
-_ssd_pages = numba.njit(ssd_pages)
-_ssd_die_of_page = numba.njit(ssd_die_of_page)
-_ssd_page_slow = numba.njit(ssd_page_slow)
-_ssd_group_bytes = numba.njit(ssd_group_bytes)
 _sample_code = numba.njit(inline="always")(sample_code)
 NBINS = LogHist().counts.shape[0]
 
@@ -791,7 +761,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     dp_bytes = _um(np.zeros(dpcap),
         keep)  # the bytes a read die process sends across the host link
     dp_free = _um(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep)
-    n_dp_free = dpcap
+    dpnf = _um(np.array([dpcap]), keep)  # (its free count)
     regseq = 0
     # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
     # fast_hdd's layout), the operation on the media, the cache-entry waiters, the head, the
@@ -984,43 +954,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             return svc_samples[rng_dev.integers(0, n_svc_samples)]
         return _sample_code(svc_code, svc_a, svc_b, rng_dev)
 
-    def ssd_array_time(l0, npg, program):
-        """SsdModel._array_time of a die's pages (l0, l0 + dies, ...): multi-plane batches,
-        each as slow as its slowest page (drawn in page order)."""
-        total = 0.0
-        for kb in range(0, npg, s_planes):
-            m = 0.0
-            for kk in range(kb, min(npg, kb + s_planes)):
-                if program:
-                    if s_pslow and _ssd_page_slow(l0 + kk * s_ndies, s_ndies):
-                        v = _sample_code(prog2_code, prog2_a, prog2_b, rng_dev)
-                    else:
-                        v = _sample_code(prog_code, prog_a, prog_b, rng_dev)
-                else:
-                    v = draw_service(s_slow and _ssd_page_slow(l0 + kk * s_ndies, s_ndies))
-                if kk == kb or v > m:
-                    m = v
-            total += m
-        return total
-
-    def space_take(sp, amount, code):
-        """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
-        return fc_space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code)
-
-    def space_give(sp, amount):
-        """FifoSpace.give_back: serve the waiters in order while the room suffices."""
-        fc_space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount)
-
-    def background_unit(dpr):
-        """SsdModel._background, top of its loop: the die takes the next unit of dirty data."""
-        nbytes = min(dirty[0], s_unit)
-        dirty[0] -= nbytes
-        die = dp_die[dpr]
-        dp_bytes[dpr] = nbytes
-        dp_np[dpr] = int(math.ceil(nbytes / s_page))
-        dp_slow[dpr] = s_pslow and die_units[die] % 2 == 1
-        die_units[die] += 1
-
     def cloud_cost(what, size, is_read):
         """CloudModel._cost: what a request pays a bucket (devices.cloud.bucket_cost)."""
         return _bucket_cost(what, size, is_read, _io_units(size, io_unit), fp[F_R_IOPS],
@@ -1041,6 +974,13 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     r_cf = RaidConf(atcap, r_groups, r_stride, r_n, rocap, prows, micap, r_level, r_failed,
                     r_faults, r_live, raid_hdd, r_destage, r_mem0, r_ccount, r_su, r_ovh,
                     r_cache, r_ctimeout, media, svc_code, svc_a, svc_b)
+    s_st = SsdState(at_first, at_npg, at_mode, at_left, dp_mode, dp_att, dp_l0, dp_die, dp_slow,
+                    dp_np, dp_room, dp_bytes, dp_free, dpnf, dirty, idle_q, die_units,
+                    svc_samples, svc2_samples)
+    s_cf = SsdConf(s_nch, s_dpc, s_ndies, s_planes, s_slow, s_link, s_rbufp, s_pslow, s_page,
+                   s_xfer, s_hbw, s_gc, s_wbuf, s_unit, s_chrate, prog_code, prog_a, prog_b,
+                   prog2_code, prog2_a, prog2_b, svc_code, svc_a, svc_b, svc2_code, svc2_a,
+                   svc2_b, r_die0, r_ch0, r_hout, r_hin)
     a_st = ArrayState(ao_off, ao_size, ao_free, aonf, svc2_samples)
     a_cf = ArrayConf(atcap, r_groups, r_afront, r_adestage, r_apace, a_hit, a_cache, a_mirror,
                      a_rate, a_paced, a_extent, r_ovh, svc2_code, svc2_a, svc2_b)
@@ -1107,7 +1047,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 if k == K_OUT_OF_RANGE:
                     status = BEYOND
                     break
-            elif WITH_RAID and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
+            elif k >= K_SSD_OVH and k <= K_SSD_RSLOT:  # ---- SSD (SsdModel)
+                k, act, a_delay, a_code, a_res = ssd_steps(k, x, now, ev, s_st, s_cf, rqs,
+                                                           rng_dev)
+                if ctl[C_OVF] != 0:
+                    break
+            elif WITH_RAID and k >= K_A_CORE and k <= K_A_BDONE:  # ---- the array (ArrayModel)
                 k, x, act, a_delay, a_code, a_res = array_steps(k, x, now, ev, r_st, a_st,
                                                                 a_cf, rqs, rng_dev)
                 if ctl[C_OVF] != 0:
@@ -1228,178 +1173,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         k = K_SSD_FORK
                 else:
                     k = K_DEV_QUEUE
-            elif k == K_SSD_OVH:
-                k = K_SSD_FORK
-            elif k == K_SSD_FORK:  # SsdModel.serve past the controller overhead
-                first, npages = _ssd_pages(rq_off[at_req[x]], at_size[x], s_page)
-                at_first[x] = first
-                at_npg[x] = npages
-                if at_read[x]:  # one read process per die; AllOf joins them
-                    at_mode[x] = SSD_READ
-                    k = K_SSD_SPAWN
-                elif s_link:  # a write crosses the host link first
-                    act, a_res, a_code = 2, r_hin, (x << KB) | K_SSD_IGRANT
-                    k = -1
-                else:
-                    k = K_SSD_WBUF
-            elif k == K_SSD_IGRANT:
-                act, a_delay, a_code = 1, at_size[x] / s_hbw, (x << KB) | K_SSD_IXFER
-                k = -1
-            elif k == K_SSD_IXFER:
-                release(r_hin)
-                k = K_SSD_WBUF
-            elif k == K_SSD_WBUF:
-                if 0 < at_size[x] <= s_wbuf:  # buffered: acknowledged once it has room
-                    if space_take(SP_WRITE, at_size[x], (x << KB) | K_SSD_BUF):
-                        k = K_SSD_BUF
-                    else:
-                        k = -1
-                else:  # programmed on its own dies before it completes
-                    at_mode[x] = SSD_WRITE
-                    k = K_SSD_SPAWN
-            elif k == K_SSD_BUF:  # SsdModel._flush: idle dies take the dirty data
-                tot[T_BUFFERED] += 1
-                dirty[0] += at_size[x]
-                while dirty[0] > 0 and ctl[C_IC] > 0:
-                    if n_dp_free == 0:
-                        ctl[C_OVF] = 1
-                        break
-                    h = ctl[C_IH]
-                    die = idle_q[h]
-                    h += 1
-                    if h >= idle_q.shape[0]:
-                        h = 0
-                    ctl[C_IH] = h
-                    ctl[C_IC] -= 1
-                    n_dp_free -= 1
-                    dproc = dp_free[n_dp_free]
-                    dp_mode[dproc] = SSD_BUFFERED
-                    dp_die[dproc] = die
-                    dp_room[dproc] = 0
-                    background_unit(dproc)
-                    upush((dproc << KB) | K_SSD_DSTART)
-                k = K_DEV_FINISHED
-            elif k == K_SSD_SPAWN:  # one process per die, in page order
-                npages = at_npg[x]
-                ng = min(npages, s_ndies)
-                if n_dp_free < ng:
-                    ctl[C_OVF] = 1
-                    break
-                at_left[x] = ng
-                for g in range(ng):
-                    n_dp_free -= 1
-                    dproc = dp_free[n_dp_free]
-                    dp_att[dproc] = x
-                    dp_l0[dproc] = at_first[x] + g
-                    _, dp_die[dproc] = _ssd_die_of_page(dp_l0[dproc], s_nch, s_dpc)
-                    dp_np[dproc] = (npages - 1 - g) // s_ndies + 1
-                    dp_mode[dproc] = at_mode[x]
-                    dp_bytes[dproc] = _ssd_group_bytes(rq_off[at_req[x]], at_size[x], s_page,
-                                                       at_first[x], npages, g, s_ndies)
-                    dp_room[dproc] = 0
-                    if at_mode[x] == SSD_READ and s_rbufp > 0:
-                        dp_room[dproc] = min(dp_np[dproc], s_rbufp)
-                    upush((dproc << KB) | K_SSD_DSTART)
-                k = -1
-            elif k == K_SSD_DSTART:
-                act, a_res, a_code = 2, r_die0 + dp_die[x], (x << KB) | K_SSD_DGRANT
-                k = -1
-            elif k == K_SSD_DGRANT:
-                level(L_BUSY, now, 1)
-                if dp_mode[x] == SSD_READ:  # tR, then the channel
-                    act, a_code = 1, (x << KB) | K_SSD_DREAD
-                    a_delay = ssd_array_time(dp_l0[x], dp_np[x], False)
-                    k = -1
-                else:  # a program: the channel first
-                    k = K_SSD_CHAN
-            elif k == K_SSD_DREAD:  # FifoSpace.take of the read buffer, holding the die
-                if dp_room[x] == 0 or space_take(SP_READ, dp_room[x], (x << KB) | K_SSD_RSLOT):
-                    k = K_SSD_CHAN
-                else:
-                    k = -1
-            elif k == K_SSD_RSLOT or k == K_SSD_CHAN:
-                if s_xfer > 0:
-                    act, a_res, a_code = 2, r_ch0 + dp_die[x] // s_dpc, (x << KB) | K_SSD_CGRANT
-                    k = -1
-                else:
-                    k = K_SSD_AFTERCH
-            elif k == K_SSD_CGRANT:  # a read moves its bytes, a program whole pages
-                if dp_mode[x] == SSD_READ:
-                    a_delay = dp_bytes[x] / s_chrate
-                else:
-                    a_delay = dp_np[x] * s_xfer
-                act, a_code = 1, (x << KB) | K_SSD_CXFER
-                k = -1
-            elif k == K_SSD_CXFER:
-                release(r_ch0 + dp_die[x] // s_dpc)
-                k = K_SSD_AFTERCH
-            elif k == K_SSD_AFTERCH:
-                if dp_mode[x] == SSD_READ:
-                    k = K_SSD_DEND
-                else:
-                    if dp_mode[x] == SSD_BUFFERED:  # one multi-plane program
-                        t_arr = 0.0
-                        for kk in range(dp_np[x]):
-                            if dp_slow[x]:
-                                v = _sample_code(prog2_code, prog2_a, prog2_b, rng_dev)
-                            else:
-                                v = _sample_code(prog_code, prog_a, prog_b, rng_dev)
-                            if kk == 0 or v > t_arr:
-                                t_arr = v
-                    else:
-                        t_arr = ssd_array_time(dp_l0[x], dp_np[x], True)
-                    act, a_code = 1, (x << KB) | K_SSD_PROG
-                    a_delay = t_arr + s_gc * dp_np[x]
-                    k = -1
-            elif k == K_SSD_PROG:
-                k = K_SSD_DEND
-            elif k == K_SSD_DEND:
-                level(L_BUSY, now, -1)
-                release(r_die0 + dp_die[x])
-                k = -1
-                if dp_mode[x] == SSD_READ:  # the die's data cross the host link
-                    tot[T_PAGE_READS] += dp_np[x]
-                    if s_link:
-                        act, a_res, a_code = 2, r_hout, (x << KB) | K_SSD_LGRANT
-                    else:
-                        k = K_SSD_LXFER
-                else:
-                    tot[T_PAGE_PROGS] += dp_np[x]
-                    if dp_mode[x] == SSD_WRITE:
-                        fpush((x << KB) | K_SSD_PEND)
-                    else:  # a background program: its buffer room is free again
-                        space_give(SP_WRITE, dp_bytes[x])
-                        if dirty[0] > 0:  # the die takes the next unit
-                            background_unit(x)
-                            k = K_SSD_DSTART
-                        else:  # and goes idle
-                            i = ctl[C_IH] + ctl[C_IC]
-                            if i >= idle_q.shape[0]:
-                                i -= idle_q.shape[0]
-                            idle_q[i] = dp_die[x]
-                            ctl[C_IC] += 1
-                            dp_free[n_dp_free] = x
-                            n_dp_free += 1
-            elif k == K_SSD_PEND:
-                a = dp_att[x]
-                dp_free[n_dp_free] = x
-                n_dp_free += 1
-                at_left[a] -= 1
-                if at_left[a] == 0:
-                    fpush((a << KB) | K_SSD_ALL)  # the AllOf condition succeeds
-                k = -1
-            elif k == K_SSD_ALL:
-                k = K_DEV_FINISHED
-            elif k == K_SSD_LGRANT:
-                act, a_delay, a_code = 1, dp_bytes[x] / s_hbw, (x << KB) | K_SSD_LXFER
-                k = -1
-            elif k == K_SSD_LXFER:  # a read die process ends
-                if s_link:
-                    release(r_hout)
-                if dp_room[x] > 0:
-                    space_give(SP_READ, dp_room[x])
-                fpush((x << KB) | K_SSD_PEND)
-                k = -1
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
                 act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
                 k = -1
