@@ -12,7 +12,6 @@ from iosim.devices import ArrayDevice, GenericDevice
 from iosim.dists import parse_dist
 from iosim.engine import fast, fast_cache
 from iosim.engine.fast import FastSimulation, results_of, run_fast, run_fast_sim, supports
-from iosim.engine.fast_hdd_steps import hdd_steps
 from iosim.engine.recorder import bucket_index
 from iosim.engine.simpy_engine import run_simpy
 from iosim.results import Results
@@ -128,14 +127,15 @@ def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
     """The kernel compiles in functions of other files (physics, sampler, buckets); its cache
     key covers them, so editing one of them recompiles instead of running stale code."""
     names = {p.name for p in fast_cache.DEPENDS}
-    assert {"fast.py", "dists.py", "generic.py", "cloud.py", "ssd.py", "recorder.py"} <= names
+    assert {"fast.py", "dists.py", "generic.py", "cloud.py", "ssd.py", "recorder.py",
+            "fast_hdd_steps.py", "fast_ssd_steps.py", "fast_raid_steps.py"} <= names
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")
     b.write_text("y = 1\n")
     before = fast_cache.source_stamp([a, b])
     b.write_text("y = 2\n")
     assert fast_cache.source_stamp([a, b]) != before
-    for kernel in (fast._kernel, fast._kernel_raid, hdd_steps):  # (and the family steps)
+    for kernel in (fast._kernel, fast._kernel_raid):  # (with and without the RAID steps)
         locator = getattr(getattr(kernel, "_cache", None), "_impl", None)
         if locator is not None:  # numba's layout as of 0.59-0.68
             assert type(locator.locator).__name__ == "_DepsLocator"

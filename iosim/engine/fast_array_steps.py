@@ -98,7 +98,7 @@ def _backend(x, now, rs, ast, acf, rqs):
     rs.rc[g, RC_REQUESTS] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always")
 def array_steps(k, x, now, ev, rs, ast, acf, rqs, rng_dev):
     """Run an array process from step ``k`` (argument ``x``: an attempt, or an array destage)
     until it waits or leaves the array. Returns (next step: -1 when it waits or on overflow,

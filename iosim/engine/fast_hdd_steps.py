@@ -218,7 +218,7 @@ def _add(now, ev, st, dv, x, q_off, q_size, q_read, to_cache):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always")
 def hdd_steps(k, x, now, ev, st, rqs, raid, r_units, r_mem0, rng_dev, mrngs):
     """Run the disk's process from step ``k`` (argument ``x``: a command's attempt or member
     I/O, or the disk for the actuator's steps) until it waits or leaves the disk. Returns (next

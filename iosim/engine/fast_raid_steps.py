@@ -644,7 +644,7 @@ def _group_of(k, x, rs, cf):
     return rs.ro_grp[x]
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always")
 def raid_steps(k, x, now, ev, rs, cf, mrngs):
     """Run a RAID process from step ``k`` (argument ``x``) until it waits or leaves RAID.
     Returns (next step: -1 when it waits or on overflow (ctl[C_OVF] set), else a step outside

@@ -350,7 +350,7 @@ def _die_step(k, x, now, ev, ss, sc, rng_dev):
     return k, act, a_delay, a_code, a_res
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always")
 def ssd_steps(k, x, now, ev, ss, sc, rqs, rng_dev):
     """Run an SSD process from step ``k`` (argument ``x``: an attempt for the serve process's
     steps, else a die process) until it waits or leaves the SSD. Returns (next step: -1 when it
