@@ -3,9 +3,9 @@
 numba keys a cached function on the source of the file that defines it; the kernel and the
 family step functions also compile in functions from other files (the physics, the shared
 helpers), so a change there would leave stale machine code. The locator installed here keys
-the cached functions of the kernel's module (:mod:`iosim.engine.fast`) and of the family step
-modules (``fast_*_steps.py``, whose step functions are inlined into the kernel today) on all of
-those files (:data:`DEPENDS`). A module whose functions use it imports this one before it
+the cached functions of the kernel's module (:mod:`iosim.engine.fast`), and of any family step
+module (``fast_*_steps.py``) that caches functions of its own, on all of those files
+(:data:`DEPENDS`). A module whose functions use it imports this one before it
 defines them (the locator is chosen when a function is decorated).
 """
 

@@ -2,17 +2,16 @@
 
 An event code is ``(argument << KB) | kind``: the kind in the low 8 bits (256 kinds; which
 family owns which block is said below), the argument (an attempt, a process, a disk) above.
-The kernel (:mod:`iosim.engine.fast`) and the family step modules (``fast_*_steps.py``)
-share these; numba compiles them in as constants.
+The kernel (:mod:`iosim.engine.fast`) and any module that compiles code for it share these;
+numba compiles them in as constants.
 """
 
 from __future__ import annotations
 
 # -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
-# A family's kinds are one block, so the kernel hands the block to its step function with one
-# range test: 0-63 the stack and the cloud (28, 29, 31-39, 54-63 free); 64-79 the HDD (80: the
-# host's shared CPUs); 96-123 RAID; 128-137 the array; 160-180 the SSD; the rest free (a new
-# family takes a free block of its own).
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD (80: the host's shared CPUs); 96-123:
+# RAID; 128-137: the array; 124-127 and 138-255 free. (The kernel tests k >= K_A_CORE for the
+# array and k >= K_R_OVH for RAID: a new family's block goes below 96 or those tests change.)
 
 KB = 8
 KMASK = 255
@@ -60,29 +59,29 @@ K_DISPATCH = 51  # Multipath._dispatch, then on to k_after
 K_ATT_DONE = 52
 K_DEV_QUEUE = 53  # cloud: past the token buckets, FIFO for a unit
 K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
-# 160-180: the SSD (SsdModel): the serve process, its per-die read processes, the host link
-K_SSD_OVH = 160  # controller overhead spent: fork the die processes
-K_SSD_DSTART = 161  # a die process starts: request its die
-K_SSD_DGRANT = 162  # die granted: array time (tR)
-K_SSD_DREAD = 163  # array time done: room in the read buffer, then request the channel
-K_SSD_CGRANT = 164  # channel granted: transfer the pages
-K_SSD_CXFER = 165  # transfer done: release channel and die (a read then crosses the link)
-K_SSD_PEND = 166  # a die process's end processed (AllOf counts it)
-K_SSD_ALL = 167  # AllOf of the die processes processed: the request is done
-K_SSD_LGRANT = 168  # a read die process: host link (device -> host) granted
-K_SSD_LXFER = 169  # a read die process: host link transfer done, read buffer room freed
-K_SSD_FORK = 170  # inline: the request's pages; a read forks, a write crosses the host link
-K_SSD_DEND = 171  # inline: the die process's end
-K_SSD_IGRANT = 172  # host link (host -> device) granted
-K_SSD_IXFER = 173  # host link transfer done
-K_SSD_BUF = 174  # write buffer room taken (at once or when freed): dirty data, done
-K_SSD_WBUF = 175  # inline: room in the write buffer, or programs the request waits for
-K_SSD_CHAN = 176  # inline: the channel (a read after tR, a program first)
-K_SSD_AFTERCH = 177  # inline: after the channel: a read is done, a program takes tPROG
-K_SSD_PROG = 178  # program time (with GC's extra die time) spent
-K_SSD_SPAWN = 179  # inline: one process per die the request's pages live on, in page order
-K_SSD_RSLOT = 180  # a read die process waited for room in the read buffer: now the channel
-# 64-79: the HDD (HddModel): the serve process (x: the attempt) and the actuator (x: the disk)
+# SSD (SsdModel): the serve process, its per-die read processes, the host link
+K_SSD_OVH = 31  # controller overhead spent: fork the die processes
+K_SSD_DSTART = 32  # a die process starts: request its die
+K_SSD_DGRANT = 33  # die granted: array time (tR)
+K_SSD_DREAD = 34  # array time done: room in the read buffer, then request the channel
+K_SSD_CGRANT = 35  # channel granted: transfer the pages
+K_SSD_CXFER = 36  # transfer done: release channel and die (a read then crosses the link)
+K_SSD_PEND = 37  # a die process's end processed (AllOf counts it)
+K_SSD_ALL = 38  # AllOf of the die processes processed: the request is done
+K_SSD_LGRANT = 39  # a read die process: host link (device -> host) granted
+K_SSD_LXFER = 28  # a read die process: host link transfer done, read buffer room freed
+K_SSD_FORK = 54  # inline: the request's pages; a read forks, a write crosses the host link
+K_SSD_DEND = 55  # inline: the die process's end
+K_SSD_IGRANT = 29  # host link (host -> device) granted
+K_SSD_IXFER = 56  # host link transfer done
+K_SSD_BUF = 57  # write buffer room taken (at once or when freed): dirty data, done
+K_SSD_WBUF = 58  # inline: room in the write buffer, or programs the request waits for
+K_SSD_CHAN = 59  # inline: the channel (a read after tR, a program first)
+K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes tPROG
+K_SSD_PROG = 61  # program time (with GC's extra die time) spent
+K_SSD_SPAWN = 62  # inline: one process per die the request's pages live on, in page order
+K_SSD_RSLOT = 63  # a read die process waited for room in the read buffer: now the channel
+# HDD (HddModel): the serve process (x: the attempt) and the actuator process (x: 0)
 K_HDD_TAG = 64  # an NCQ tag granted: the command overhead
 K_HDD_OVH = 65  # command overhead spent
 K_HDD_RAWAIT = 66  # waited for the read-ahead stream to reach the data
