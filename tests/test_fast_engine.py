@@ -10,7 +10,7 @@ import pytest
 from iosim import presets
 from iosim.devices import ArrayDevice, GenericDevice
 from iosim.dists import parse_dist
-from iosim.engine import fast
+from iosim.engine import fast, fast_cache
 from iosim.engine.fast import FastSimulation, results_of, run_fast, run_fast_sim, supports
 from iosim.engine.recorder import bucket_index
 from iosim.engine.simpy_engine import run_simpy
@@ -126,14 +126,15 @@ def test_the_histogram_buckets_are_the_recorder_s():
 def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
     """The kernel compiles in functions of other files (physics, sampler, buckets); its cache
     key covers them, so editing one of them recompiles instead of running stale code."""
-    names = {p.name for p in fast._DEPENDS}
-    assert {"fast.py", "dists.py", "generic.py", "cloud.py", "ssd.py", "recorder.py"} <= names
+    names = {p.name for p in fast_cache.DEPENDS}
+    assert {"fast.py", "dists.py", "generic.py", "cloud.py", "ssd.py", "recorder.py",
+            "fast_codes.py", "fast_hdd.py", "raid.py"} <= names
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")
     b.write_text("y = 1\n")
-    before = fast._source_stamp([a, b])
+    before = fast_cache.source_stamp([a, b])
     b.write_text("y = 2\n")
-    assert fast._source_stamp([a, b]) != before
+    assert fast_cache.source_stamp([a, b]) != before
     for kernel in (fast._kernel, fast._kernel_raid):  # (with and without the RAID steps)
         locator = getattr(getattr(kernel, "_cache", None), "_impl", None)
         if locator is not None:  # numba's layout as of 0.59-0.68

@@ -1,0 +1,220 @@
+"""The fast engine's numbers: event kinds, parameter and state slots, counters.
+
+An event code is ``(argument << KB) | kind``: the kind in the low 8 bits (256 kinds; which
+family owns which block is said below), the argument (an attempt, a process, a disk) above.
+The kernel (:mod:`iosim.engine.fast`) and any module that compiles code for it share these;
+numba compiles them in as constants.
+"""
+
+from __future__ import annotations
+
+# -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD (80: the host's shared CPUs); 96-123:
+# RAID; 128-137: the array; 124-127 and 138-255 free. (The kernel tests k >= K_A_CORE for the
+# array and k >= K_R_OVH for RAID: a new family's block goes below 96 or those tests change.)
+
+KB = 8
+KMASK = 255
+K_JOB_TOP = 0  # a job slot at the top of its loop (process start or io.done)
+K_JOB_CPU = 1  # the job's CPU granted: spend the overhead
+K_JOB_OVH = 2  # overhead spent
+K_JOB_THINK = 3  # think time spent
+K_IO_DONE = 4  # io.done processed: the job slot resumes
+K_BR_START = 5  # a block request process starts
+K_BR_NR = 6  # nr_requests slot granted
+K_BR_PATH = 7  # a path granted by multipath
+K_ATT_START = 8  # a path attempt process starts (fault mode)
+K_LD_GRANT = 9  # link down granted: transfer
+K_LD_XFER = 10  # link down transfer done
+K_LD_LAT = 11  # link down latency done
+K_DEV_GRANT = 12  # device unit granted
+K_DEV_DONE = 13  # device service done
+K_LU_GRANT = 14
+K_LU_XFER = 15
+K_LU_LAT = 16
+K_RELEASE = 17  # a resource's Release event processed: grant the head waiter
+K_ATT_END = 18  # the attempt process's end processed (fault mode)
+K_COND = 19  # the attempt | failed condition processed (fault mode)
+K_FAILOVER = 20  # failover timeout done: retry at the front of the host queue
+K_PATH_FAILED = 21  # a path's "failed" event processed
+K_PE_START = 22
+K_PE_FAIL = 23
+K_PE_RESTORE = 24
+K_ARR_START = 25
+K_ARR_NEXT = 26
+K_FINISH = 27
+# steps only ever run inline (never queued)
+K_ISSUE = 40
+K_ACQUIRE = 41  # request a path (back of the queue)
+K_ATT_RUN = 42  # path attempt body from the top
+K_LD_LATSTEP = 43
+K_DEV_ARRIVE = 44
+K_DEV_FINISHED = 45
+K_LU_LATSTEP = 46
+K_ATT_FINISH = 47
+K_BR_FINISH = 48
+K_THINK_ISSUE = 49
+K_ACQ = 50  # enter the host queue (front or back)
+K_DISPATCH = 51  # Multipath._dispatch, then on to k_after
+K_ATT_DONE = 52
+K_DEV_QUEUE = 53  # cloud: past the token buckets, FIFO for a unit
+K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
+# SSD (SsdModel): the serve process, its per-die read processes, the host link
+K_SSD_OVH = 31  # controller overhead spent: fork the die processes
+K_SSD_DSTART = 32  # a die process starts: request its die
+K_SSD_DGRANT = 33  # die granted: array time (tR)
+K_SSD_DREAD = 34  # array time done: room in the read buffer, then request the channel
+K_SSD_CGRANT = 35  # channel granted: transfer the pages
+K_SSD_CXFER = 36  # transfer done: release channel and die (a read then crosses the link)
+K_SSD_PEND = 37  # a die process's end processed (AllOf counts it)
+K_SSD_ALL = 38  # AllOf of the die processes processed: the request is done
+K_SSD_LGRANT = 39  # a read die process: host link (device -> host) granted
+K_SSD_LXFER = 28  # a read die process: host link transfer done, read buffer room freed
+K_SSD_FORK = 54  # inline: the request's pages; a read forks, a write crosses the host link
+K_SSD_DEND = 55  # inline: the die process's end
+K_SSD_IGRANT = 29  # host link (host -> device) granted
+K_SSD_IXFER = 56  # host link transfer done
+K_SSD_BUF = 57  # write buffer room taken (at once or when freed): dirty data, done
+K_SSD_WBUF = 58  # inline: room in the write buffer, or programs the request waits for
+K_SSD_CHAN = 59  # inline: the channel (a read after tR, a program first)
+K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes tPROG
+K_SSD_PROG = 61  # program time (with GC's extra die time) spent
+K_SSD_SPAWN = 62  # inline: one process per die the request's pages live on, in page order
+K_SSD_RSLOT = 63  # a read die process waited for room in the read buffer: now the channel
+# HDD (HddModel): the serve process (x: the attempt) and the actuator process (x: 0)
+K_HDD_TAG = 64  # an NCQ tag granted: the command overhead
+K_HDD_OVH = 65  # command overhead spent
+K_HDD_RAWAIT = 66  # waited for the read-ahead stream to reach the data
+K_HDD_HITOVH = 67  # a buffer hit's controller overhead spent: across the interface
+K_HDD_HITX = 68  # a buffer hit's interface transfer done
+K_HDD_WGRANT = 69  # a write-cache entry taken (at once or granted by a destage)
+K_HDD_WOVH = 70  # the cached write's controller overhead spent: across the interface
+K_HDD_WX = 71  # the cached write's interface transfer done: dirty entry, acknowledged
+K_HDD_MDONE = 72  # the media operation's done event processed: the interface lag
+K_HDD_END = 73  # serve ends: release the tag
+K_HDD_WAKE = 74  # the actuator's wake event processed
+K_HDD_SERVED = 75  # the actuator's media operation done
+K_HDD_CMD = 76  # inline: past the overhead: buffer, cache or media
+K_HDD_HIT = 77  # inline: answered from the buffer
+K_HDD_MEDIA = 78  # inline: a media operation for the actuator; wait for it
+K_HDD_LOOP = 79  # inline: the actuator's loop top: pick the next media operation
+K_JOB_HOST = 80  # one of the host's shared CPUs (host.cpus) granted: spend the overhead
+# 96-127: RAID (RaidModel): the controller and its ops (x: the attempt, an op or an epoch) and
+# the member I/Os (x: the member I/O; a member disk's steps are the K_HDD_* ones)
+K_R_OVH = 96  # controller overhead spent
+K_R_CMD = 97  # inline: the controller cache, or the members now
+K_R_CACHED = 98  # cache room taken: acknowledged, a destage process takes the data down
+K_R_EXEC = 99  # inline: RaidModel._execute of an op: the plan, then its reads
+K_R_ALL = 100  # the AllOf of a phase's member processes processed
+# (101 unused)
+K_R_XEND = 102  # inline: the op is done (a request reports, a destage frees its slot and room)
+K_R_REPORT = 103  # inline: Coalescer.report
+K_R_REPORTED = 104  # the report event processed: the request leaves the device
+K_R_DSTART = 105  # a destage process starts: a destage slot
+K_R_DGRANT = 106  # destage slot granted
+K_R_TSTART = 107  # a coalescing timer process starts
+K_R_TIMER = 108  # the coalescing timer's timeout
+K_M_START = 109  # a member's serve process starts: its unit (or a disk's NCQ tag)
+K_M_GRANT = 110  # a generic member's unit granted
+K_M_DONE = 111  # a generic member's service done
+K_M_PEND = 112  # a member process's end processed (the op's AllOf counts it)
+K_R_DOOMED = 113  # an op's AllOf of its I/Os at the failing member processed
+K_R_OR = 114  # its `doomed | failed` condition processed: the op resumes
+K_R_FSTART = 115  # RaidModel._fail starts
+K_R_FAIL = 116  # the member fails
+K_R_FAILEV = 117  # the failed event processed: its waiters
+K_R_BSTART = 118  # RaidModel._rebuild starts
+K_R_BWAIT = 119  # the rebuild's start: the spare takes the failed member's place
+K_R_BSTEP = 120  # inline: the rebuild's loop top
+K_R_BPACE = 121  # the rebuild's pacing wait done
+K_R_PHASE = 122  # inline: a phase of an op's member I/Os is over
+K_R_SPAWN = 123  # inline: a phase starts: its member processes (ro_sw, ro_scnt say which)
+# 128-137: the array (ArrayModel) over RAID groups (x: the attempt, or an array destage)
+K_A_CORE = 128  # a front-end core granted: its time
+K_A_FRONT = 129  # front-end time spent: a read hit, the back end, or the cache
+K_A_CACHED = 130  # room in the array's cache taken: mirror it
+K_A_MIRROR = 131  # mirrored: acknowledged; a destage process takes the data down
+K_A_DSTART = 132  # an array destage process starts: a destage slot
+K_A_DSLOT = 133  # destage slot granted: the pace, or the back end
+K_A_PGRANT = 134  # the destage pace granted: its time
+K_A_PACED = 135  # paced
+K_A_BACKEND = 136  # inline: ArrayModel._backend: the group's RaidModel.serve, inline
+K_A_BDONE = 137  # an array destage's back-end request done: its slot, then its cache room
+# what a die process is: a read (joined), a program (joined), a die's background programs
+SSD_READ, SSD_WRITE, SSD_BUFFERED = 0, 1, 2
+
+# device families
+DEV_GENERIC, DEV_CLOUD, DEV_SSD, DEV_HDD = 0, 1, 2, 3
+DEV_RAID = 4
+DEV_ARRAY = 5  # (over RAID groups)
+# ctl slots (int64 scalars shared with helpers)
+(C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
+# FifoSpace instances (SsdModel's write and read buffers)
+SP_WRITE, SP_READ = 0, 1
+SP_RAID = 2  # the RAID controller's write-back cache (bytes)
+
+# levels (TimeAvg) in recorder order
+L_HOST, L_BLOCK, L_BELOW, L_DEVICE, L_BUSY = range(5)
+# histograms in recorder order
+H_LAT, H_READ, H_WRITE, H_BLOCK, H_DEVICE = range(5)
+# status codes (BEYOND: an HDD I/O past the capacity, which the reference refuses)
+OK, OVERFLOW, STALLED, BEYOND = 0, 1, 2, 3
+# fault-mode condition states
+COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
+# integer parameters
+(P_NJOBS, P_IODEPTH, P_OPEN, P_POISSON, P_OVH_ON, P_SERIAL, P_OVH_CODE, P_SVC_CODE, P_UNITS,
+ P_NR_ON, P_NR, P_QD, P_NPATHS, P_POLICY, P_FAULTS, P_LINK_FINITE, P_IOS, P_WARMUP, P_NBATCH,
+ P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
+ P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
+ P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP, P_TRACE, P_PROGRESS) = range(42)
+NIP = 43
+P_HOST_CPUS = 42  # host.cpus: CPUs shared by all jobs' overhead periods (0: no shared limit)
+# float parameters
+(F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
+ F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
+ F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
+ F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE, F_SPEED) = range(34)
+NFP = 34
+# RAID parameters (float array rp), counters and state (int array rc, float array rcf; the kernel
+# fills them)
+(RP_LEVEL, RP_N, RP_SU, RP_OVH, RP_CACHE, RP_DLIMIT, RP_CCOUNT, RP_CTIMEOUT, RP_MKIND,
+ RP_MUNITS, RP_ROCAP, RP_PROWS, RP_FAILED, RP_LIVE, RP_FAIL_AT, RP_REBUILD, RP_RB_START,
+ RP_RB_RATE, RP_RB_STEP, RP_RB_TARGET) = range(20)
+# the array over RAID groups: groups (1 for a RAID alone), its destage processes at once,
+# front-end cores, read-hit ratio, cache, mirror time, destage limit and rate, extent
+(RP_GROUPS, RP_AOCAP, RP_A_UNITS, RP_A_HIT, RP_A_CACHE, RP_A_MIRROR, RP_A_DLIMIT, RP_A_RATE,
+ RP_A_EXTENT) = range(20, 29)
+RP_POLICY = 29  # the mirror-read policy (devices.raid POLICY_*)
+NRP = 30
+# the array's counters: the row after the groups' in rc
+AC_HITS, AC_MISSES, AC_CACHED, AC_DESTAGES, AC_BACKEND = range(5)
+ARRAY_COUNTERS = ("read_hits", "read_misses", "cached_writes", "destages", "backend_writes")
+(RC_REQUESTS, RC_MREADS, RC_MWRITES, RC_CACHED, RC_DESTAGES, RC_TURN, RC_EPOCH,
+ RC_PENDING, RC_MR_FG, RC_MR_DG, RC_MR_RB, RC_MW_FG, RC_MW_DG, RC_MW_RB, RC_LOST,
+ RC_RESERVED, RC_PHASE) = range(17)
+RC_PREQ = 17  # 4 slots: requests per phase
+RC_PDR = 21  # 4 slots: degraded reads per phase
+(RC_FAILED_NOW, RC_SPARE, RC_FAILTRIG, RC_REGSEQ, RC_RB_WAITING, RC_RB_TURN) = range(25, 31)
+NRC = 31
+RC_PEND0 = NRC  # rc's columns from here: member I/Os pending at each member (read balancing)
+RCF_REBUILT, RCF_TARGET = 0, 1
+RCF_PLAT = 2  # 4 slots: summed latency per phase
+(RCF_FAILED_AT, RCF_RB_STARTED, RCF_RB_ENDED, RCF_REBUILT_TO, RCF_RB_POS,
+ RCF_RB_T0) = range(6, 12)
+NRCF = 12
+RCF_HEAD0 = NRCF  # rcf's columns from here: where each member's last member I/O ended
+# phases (RAID_PHASES), what an op is for (an attempt's index, else these), its steps, and
+# how it waits for its member processes (an AllOf; the `doomed | failed` Or; then the rest)
+PH_BEFORE, PH_DEGRADED, PH_REBUILDING, PH_AFTER = range(4)
+RO_DESTAGE, RO_REBUILD = -1, -2
+ST_READS, ST_MISSING, ST_WRITES, ST_RB_READS, ST_RB_WRITE = range(5)
+MD_ALL, MD_OR, MD_ORDONE, MD_REST = range(4)
+# trace modes (P_TRACE; see iosim.engine.trace_source)
+TR_NONE, TR_OPEN, TR_CLOSED, TR_VALIDATE = range(4)
+# counters reset by Recorder.start (cnt) and kept (tot)
+(T_ISSUED, T_COMPLETED, T_FAILOVERS, T_STATUS, T_THROTTLED, T_PAGE_READS, T_PAGE_PROGS,
+ T_BUFFERED, T_MEDIA_READS, T_MEDIA_WRITES, T_CACHE_WRITES, T_CACHE_READS) = range(12)
+N_READ, N_WRITE, N_BLOCK, N_DEVICE, N_BATCH_K = range(5)
+CF_BYTES, CF_BLOCK_BYTES = range(2)
+# resource table columns
+R_CAP, R_USERS, R_QBASE, R_QCAP, R_QHEAD, R_QCOUNT, R_NOWAIT = range(7)
