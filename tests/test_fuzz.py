@@ -7,7 +7,7 @@ import sys
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import iosim
@@ -112,6 +112,7 @@ def test_cli_flags_exit_cleanly(argv):
 @settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(sorted(traces.FORMATS)), st.binary(max_size=400))
+@example("vdbench-parm", b",")  # found by this test: a statement of separators only
 def test_parsers_raise_only_trace_format_errors(tmp_path_factory, fmt, blob):
     path = tmp_path_factory.mktemp("p") / "input.txt"
     path.write_bytes(blob)

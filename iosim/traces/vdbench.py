@@ -624,6 +624,8 @@ def read_vdbench_parm(path: str | os.PathLike) -> WorkloadList:
     general: dict = {}
     for ln, s in stmts:
         parts = _split_top(s)
+        if not parts:  # a statement of separators only (a lone ',')
+            continue
         kv = {}
         for part in parts:
             k, sep, v = part.partition("=")
