@@ -223,7 +223,8 @@ def test_one_address_physics_equal_the_array_physics_bit_for_bit(name):
                                   *dev.skews()) for o in off])
     assert np.array_equal(one, np.column_stack([cyl, surf, angle]))
     t = rng.random(3000) * 100.0
-    waits = [hdd_rotational_wait_one(a, s, dev.rpm) for a, s in zip(angle, t, strict=True)]
+    waits = [hdd_rotational_wait_one(a, s, 60.0 / dev.rpm)
+             for a, s in zip(angle, t, strict=True)]
     assert np.array_equal(hdd_rotational_wait_s(angle, t, dev.rpm), waits)
     table = dev.seek_table()
     head_cyl, head_surf = float(cyl[0]), float(surf[0])

@@ -604,9 +604,9 @@ def hdd_seek_one(d: float, track_to_track_s: float, sqrt_coef_s: float, lin_coef
             + lin_coef_s * max(d - knee_frac, 0.0))
 
 
-def hdd_rotational_wait_one(target_angle: float, t_s: float, rpm: float) -> float:
-    """:func:`hdd_rotational_wait_s` of one target."""
-    rev = 60.0 / rpm
+def hdd_rotational_wait_one(target_angle: float, t_s: float, rev: float) -> float:
+    """:func:`hdd_rotational_wait_s` of one target, given the revolution ``rev`` = 60 / rpm
+    (the bits :func:`hdd_rotational_wait_s` computes; callers in a loop divide once)."""
     # x - floor(x) is numpy.mod(x, 1.0) exactly (the fraction is representable), without fmod
     head = t_s / rev
     head = head - math.floor(head)

@@ -199,7 +199,7 @@ def pool_pop(pool, done, n, i, op):
 def positioning(now, head_cyl, head_surf, cyl, surf, angle, settle, hp, xp, fp):
     """``hdd_positioning_s`` to one target: the move, then the exact rotational wait."""
     move = _move(head_cyl, head_surf, cyl, surf, settle, hp, xp, fp)
-    return move + _rot_wait(angle, now + move, hp[H_RPM])
+    return move + _rot_wait(angle, now + move, 60.0 / hp[H_RPM])
 
 
 @numba.njit
@@ -330,7 +330,7 @@ def pool_pick(pool, n, sptf, now, head_cyl, head_surf, hp, xp, fp):
                 if seek > key:
                     dthr = dcyl
             continue
-        v = move + _rot_wait(pool[i, O_ANGLE], now + move, rpm)
+        v = move + _rot_wait(pool[i, O_ANGLE], now + move, rev)
         if v < key or (v == key and i < best):
             key = v
             best = i
@@ -549,7 +549,7 @@ def _candidate(i, u, cyl, surf, write, angle, table_move, best, key, dthr, now, 
             if seek > key:
                 dthr = min(dthr, dcyl)
         return best, key, dthr
-    v = move + _rot_wait_rev(angle, now + move, rev)
+    v = move + _rot_wait(angle, now + move, rev)
     if v < key or (v == key and i < best):
         key = v
         best = i
@@ -558,14 +558,3 @@ def _candidate(i, u, cyl, surf, write, angle, table_move, best, key, dthr, now, 
     return best, key, dthr
 
 
-@numba.njit
-def _rot_wait_rev(target_angle, t_s, rev):
-    """``hdd_rotational_wait_one`` given the revolution (60 / rpm, computed as it computes it,
-    so the same bits) instead of the rpm: one division less a candidate."""
-    head = t_s / rev
-    head = head - math.floor(head)
-    w = target_angle - head
-    w = w - math.floor(w)
-    if w > 1.0 - 1e-6:
-        w = 0.0
-    return w * rev
