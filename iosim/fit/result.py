@@ -152,10 +152,15 @@ class FitResult:
         """A human-readable summary (what ``iosim fit`` prints without ``--json``)."""
         lines = []
         if self.selection is not None:
+            from .catalogue import MODELS
             from .select import table
 
+            simulated = " and ".join(r["model"] for r in self.selection
+                                     if MODELS[r["model"]].simulated)
             lines.append("model auto: leave-one-depth-out errors of the candidate families "
-                         "(surrogate predictions of each fitted depth from the others):")
+                         "(each fitted depth predicted from the others, by the analytic "
+                         "surrogate" + (f"; by simulation for {simulated}" if simulated else "")
+                         + "):")
             lines.extend(table(self.selection))
         lines.extend(self.notes)
         lines.append(
