@@ -23,6 +23,20 @@ def _disk_util(n: int) -> list[dict]:
                   for i in range(n))]
 
 
+def _sweep(truth, seed: int, disk_util) -> list:
+    """Independent runs of ``truth`` at depths 1, 4, 16, 64 over the whole array, each with the
+    span fio's size option would report and ``disk_util(depth)`` as fio's disk_util."""
+    span = truth.device.capacity_bytes
+    pts = []
+    for i, q in enumerate((1, 4, 16, 64)):
+        r = simulate(truth, Workload(rw="randread", iodepth=q, span_bytes=span), ios=3000,
+                     seed=seed + i)
+        r.params["span_bytes"] = span
+        r.extra["disk_util"] = disk_util(q)
+        pts.append(r)
+    return pts
+
+
 def test_raid_recovers_the_member_seek_and_takes_the_members_from_fio():
     """A synthetic sweep simulated on a known RAID 0 of 3 NCQ disks (seek 6 ms, host gap
     0.2 ms, the whole array read): the member count comes from the disk_util the points carry
@@ -30,14 +44,7 @@ def test_raid_recovers_the_member_seek_and_takes_the_members_from_fio():
     disk_util the member count is fitted and comes out 3."""
     base = MODELS["raid"].stack().with_(**{"device.members": 3})
     truth = _build_stack(base, {"device.avg_seek_s": 6e-3, "host.overhead": 2e-4})
-    span = truth.device.capacity_bytes
-    pts = []
-    for i, q in enumerate((1, 4, 16, 64)):
-        r = simulate(truth, Workload(rw="randread", iodepth=q, span_bytes=span), ios=3000,
-                     seed=20 + i)
-        r.params["span_bytes"] = span  # as fio's size option reports it
-        r.extra["disk_util"] = _disk_util(3)
-        pts.append(r)
+    pts = _sweep(truth, seed=20, disk_util=lambda q: _disk_util(3))
     res = fit(Curve(pts, x="iodepth"), model="raid", ios=2000)
     assert res.stack.device.members == 3 and res.stack.device.level == "0"
     assert any("md0 over 3 member disks" in n for n in res.notes)
@@ -129,17 +136,13 @@ def test_raid_recovers_an_md_raid10s_seek():
     within 10 %."""
     base = MODELS["raid"].stack().with_(**{"device.level": "10", "device.read_policy": "md"})
     truth = _build_stack(base, {"device.avg_seek_s": 8e-3, "host.overhead": 1e-4})
-    span = truth.device.capacity_bytes
-    pts = []
-    for i, q in enumerate((1, 4, 16, 64)):
-        r = simulate(truth, Workload(rw="randread", iodepth=q, span_bytes=span), ios=3000,
-                     seed=30 + i)
-        r.params["span_bytes"] = span
+
+    def md_util(q):  # md at depth 1 reads the first mirror of each pair only
         reads = [1500, 0, 1500, 0] if q == 1 else [750] * 4
-        r.extra["disk_util"] = [{"name": "md0", "read_ios": 3000, "aggr_read_ios": 750},
-                                *({"name": m, "read_ios": c}
-                                  for m, c in zip(_names(4), reads, strict=True))]
-        pts.append(r)
+        return [{"name": "md0", "read_ios": 3000, "aggr_read_ios": 750},
+                *({"name": m, "read_ios": c} for m, c in zip(_names(4), reads, strict=True))]
+
+    pts = _sweep(truth, seed=30, disk_util=md_util)
     res = fit(Curve(pts, x="iodepth"), model="raid", ios=2000)
     dev = res.stack.device
     assert (dev.level, dev.read_policy, dev.members) == ("10", "md", 4)
