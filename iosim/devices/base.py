@@ -30,6 +30,10 @@ member                      what it says
                             (:class:`FitParameter`)
 ``fit_models``              the models ``iosim fit`` calibrates for the family
                             (:class:`FitModel`: a base stack, the parameters fitted by default)
+``fit_floor_s``             the least mean latency one request alone can take, whatever the
+                            fit's continuous parameters (a disk: half a turn): a discrete
+                            choice whose floor is above the latency measured at one I/O in
+                            flight is not fitted
 ==========================  ===================================================================
 """
 
@@ -142,7 +146,10 @@ def mixed_cap(
 @dataclass(frozen=True)
 class FitParameter:
     """A stack parameter a fit can move: its dotted key, range, scale (``log``), whether it is
-    a count, its SI unit and what it means."""
+    a count, its SI unit and what it means. ``choices``: a discrete parameter that takes only
+    these values (a disk's spindle speed); the fit then fits the continuous parameters at
+    each value and keeps the one its objective prefers (a profile), and ``lo``/``hi`` are the
+    smallest and largest choice."""
 
     name: str
     lo: float
@@ -151,6 +158,7 @@ class FitParameter:
     integer: bool
     unit: str
     doc: str
+    choices: tuple[float, ...] = ()
 
 
 #: a queue depth / nr_requests meaning "no limit" in the fit models' base stacks
@@ -281,6 +289,14 @@ class DeviceFamily:
         """Starting values of the family's simulated fit parameters, given the mean latency
         at the lowest fitted depth (``n`` I/Os in flight) where known: one dict per start."""
         return [{}]
+
+    def fit_floor_s(self, size_bytes: float) -> float | None:
+        """The least mean latency of one request of ``size_bytes`` alone on the device, whatever
+        values the fit gives its continuous parameters (for a disk: the command overhead, half
+        a turn and the transfer; the seek can shrink to nothing); None where the family cannot
+        say. A discrete choice (:attr:`FitParameter.choices`) whose floor is above the latency
+        measured at one I/O in flight cannot fit the data, and the fit skips it."""
+        return None
 
     def limits(
         self, size_bytes: float, *, read_fraction: float = 1.0, random: bool = True,

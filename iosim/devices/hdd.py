@@ -57,6 +57,7 @@ import numpy as np
 
 from ..spec import Spec, SpecError, fld
 from ..units import UnitError, parse_time, show_size
+from . import hdd_fit
 from .base import DeviceFamily, FitModel, FitParameter, fit_base
 
 __all__ = [
@@ -260,7 +261,8 @@ def hdd_transfer_s(track_start: float, track_end: float, rpm: float):
 
 
 #: the disk the fit models start from (``hdd-ncq``, and the members of ``raid``): a 7200 rpm
-#: drive's seek curve (the fit scales it by the average seek) reordering a 32-command queue
+#: drive's seek curve (the fit scales it by the average seek and chooses the spindle speed,
+#: :mod:`iosim.devices.hdd_fit`) reordering a 32-command queue
 NCQ_DISK = {"rpm": 7200, "avg_seek_s": "9ms", "track_to_track_s": "1ms", "full_stroke_s": "18ms",
             "queue_depth": 32, "scheduler": "sptf"}
 
@@ -273,11 +275,7 @@ class HddDevice(DeviceFamily, Spec):
     kind: ClassVar[str] = "hdd"
     widget_controls: ClassVar[tuple[str, ...]] = ("scheduler",)
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
-    fit_parameters: ClassVar[tuple[FitParameter, ...]] = (
-        FitParameter("device.avg_seek_s", 5e-4, 0.03, True, False, "s",
-                     "a disk's average random seek; the whole seek curve (track-to-track, full "
-                     "stroke) scales with it"),
-    )
+    fit_parameters: ClassVar[tuple[FitParameter, ...]] = hdd_fit.DISK_FIT_PARAMETERS
     fit_models: ClassVar[tuple[FitModel, ...]] = (
         FitModel("hdd",
                  "one head (one unit) with a mean positioning + transfer time, plus the host gap",
@@ -285,10 +283,10 @@ class HddDevice(DeviceFamily, Spec):
                  fit_base({"kind": "generic", "units": 1, "service": "exp:8ms"}, "fit-hdd"),
                  {"device.service": (1e-4, 0.2)}),
         FitModel("hdd-ncq",
-                 "the HDD family (a 7200 rpm drive's geometry and seek curve) reordering its "
-                 "queue shortest positioning time first; fitted by simulation: the seek, the "
-                 "host gap",
-                 ("host.overhead", "device.avg_seek_s"),
+                 "the HDD family (a drive's geometry and seek curve) reordering its queue "
+                 "shortest positioning time first; fitted by simulation: the seek, the host "
+                 "gap, and the spindle speed chosen among 5,400, 7,200, 10,000 and 15,000 rpm",
+                 hdd_fit.DISK_FIT_PARAMS,
                  fit_base({"kind": "hdd", **NCQ_DISK}, "fit-hdd-ncq", hba_queue_depth=32),
                  {"host.overhead": (0.0, 0.02)},
                  simulated=True, sim_ios=2000,  # the fast engine runs the disk: ms a point
@@ -487,19 +485,15 @@ class HddDevice(DeviceFamily, Spec):
         """Mean time the actuator is held by a random request over the whole disk (FIFO)."""
         return self.random_service_s(size_bytes)
 
+    # the fit's view of the disk (its seek, its spindle speed): iosim.devices.hdd_fit
     def fit_overrides(self, values, at: str = "device") -> dict:
-        if "device.avg_seek_s" not in values:
-            return {}
-        k = values["device.avg_seek_s"] / self.avg_seek_s  # the seek curve keeps its shape
-        return {f"{at}.{f}": getattr(self, f) * k
-                for f in ("avg_seek_s", "track_to_track_s", "full_stroke_s")}
+        return hdd_fit.fit_overrides(self, values, at)
 
     def fit_starts(self, lowest_latency_s, n):
-        """The seek as given, and the lowest depth's latency less half a turn."""
-        seeks = [self.avg_seek_s]
-        if lowest_latency_s:
-            seeks.append(max(1e-3, lowest_latency_s / max(1, n) - self.revolution_s / 2))
-        return [{"device.avg_seek_s": s} for s in seeks]
+        return hdd_fit.fit_starts(self, lowest_latency_s, n)
+
+    def fit_floor_s(self, size_bytes: float) -> float:
+        return hdd_fit.fit_floor_s(self, size_bytes)
 
     def assumptions(self) -> list[str]:
         order = " (reorders the queue)" if self.scheduler != "fifo" else " (arrival order)"

@@ -85,6 +85,7 @@ from ..spec import Spec, SpecError, fld
 from ..units import show_size
 from .base import DeviceFamily, FitModel, fit_base
 from .hdd import NCQ_DISK
+from .hdd_fit import DISK_FIT_PARAMS
 
 __all__ = [
     "RaidDevice",
@@ -521,8 +522,9 @@ class RaidDevice(DeviceFamily, Spec):
                  "shortest positioning time first; the members from the input, the level from "
                  "their read counts (RAID 1/10 with md's read balancing when mirrors sit idle at "
                  "one I/O in flight, else RAID 0: each read at the member its address maps to); "
-                 "fitted by simulation of the array: the member's seek, the host gap",
-                 ("host.overhead", "device.avg_seek_s"),
+                 "fitted by simulation of the array: the member's seek and spindle speed, the "
+                 "host gap",
+                 DISK_FIT_PARAMS,
                  fit_base({"kind": "raid", "level": "0", "members": 4,
                            "member": {"kind": "hdd", **NCQ_DISK}}, "fit-raid"),
                  {"host.overhead": (0.0, 0.02)},
@@ -694,6 +696,12 @@ class RaidDevice(DeviceFamily, Spec):
 
     def fit_starts(self, lowest_latency_s, n):
         return self.member.fit_starts(lowest_latency_s, n)
+
+    def fit_floor_s(self, size_bytes: float) -> float | None:
+        """A member's floor for the stripe unit the request reaches first, plus the
+        controller's overhead (a request spanning members waits for the slowest)."""
+        floor = self.member.fit_floor_s(min(size_bytes, self.stripe_unit_bytes))
+        return None if floor is None else floor + self.controller_overhead_s
 
     def assumptions(self) -> list[str]:
         cache = self.write_cache_bytes

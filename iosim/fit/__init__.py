@@ -120,7 +120,7 @@ from ..simulate import simulate
 from ..spec import SpecError
 from ..stack import Stack
 from ..traces.table import read_table
-from . import checks, select
+from . import checks, choices, select
 from .build import _build_stack, _shaped
 from .catalogue import _SIM_ONLY, MODELS, PARAMETERS, Model, ParamDef
 from .inputs import load_curve
@@ -183,22 +183,32 @@ RAID_MEMBER_COUNTS = (2, 3, 4, 5, 6, 8)
 def _fit_raid_members(curve, kwargs: dict) -> FitResult:
     """An md array whose members the data do not list: the member disk is fitted for each
     count of :data:`RAID_MEMBER_COUNTS` and the data choose (the smallest rms log error of the
-    simulated fitted points); counts whose array is smaller than the span are skipped."""
+    simulated fitted points); counts whose array is smaller than the span are skipped. The
+    counts are compared with the discrete parameters (the member's spindle speed) held at the
+    model's, which are then chosen at the count found (one profile, not one per count)."""
+    names = list(kwargs["params"] or MODELS["raid"].params)
+    held = [n for n in names if n not in choices.choice_names(names)]
+    search = {**kwargs, "verify": False, "params": held,
+              "bounds": {k: v for k, v in (kwargs["bounds"] or {}).items() if k in held}}
     got: dict[int, FitResult] = {}
     for n in RAID_MEMBER_COUNTS:
         base = MODELS["raid"].stack().with_(**{"device.members": n})
         try:
-            got[n] = fit(curve, model="raid", base_stack=base, **{**kwargs, "verify": False})
+            got[n] = fit(curve, model="raid", base_stack=base, **search)
         except SpecError:
             continue
     if not got:
         raise SpecError(f"fit: raid: no member count of {RAID_MEMBER_COUNTS} could be fitted")
     best = min(got, key=lambda n: got[n].surrogate_rms)
     base = MODELS["raid"].stack().with_(**{"device.members": best})
-    res = fit(curve, model="raid", base_stack=base, **kwargs) if kwargs["verify"] else got[best]
+    res = fit(curve, model="raid", base_stack=base, **kwargs) \
+        if kwargs["verify"] or held != names else got[best]
     tried = ", ".join(f"{n}: {got[n].surrogate_rms:.3f}" for n in sorted(got))
+    fixed = [n for n in names if n not in held]  # the member's own, held during the search
+    at = ("" if not fixed else ", at the model disk's " + ", ".join(
+        choices.shown(n, getattr(base.device.member, n.split(".")[-1])) for n in fixed))
     res.notes.insert(0, f"raid: the data do not list the array's member disks: {best} members "
-                        f"fitted (rms log error of the fitted points by count: {tried}); "
+                        f"fitted (rms log error of the fitted points by count{at}: {tried}); "
                         "RAID 0 assumed: for random reads RAID 0, 5 and 6 send each read to "
                         "the one member its address maps to, so reads cannot tell the levels "
                         "apart")
@@ -439,16 +449,20 @@ def fit(
     flat0 = None if mdl.simulated else _Flat.of(base)
     cal_kw = dict(fit_ios=fit_ios, seed=seed, engine=engine, rel_noise=rel_noise, verify=verify)
     before = list(warnings)
+    choice_notes: list[str] = []  # what a discrete parameter's profile tried
     values, cov_params, rms, stack = _calibrate_counted(
-        mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw)
+        mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw,
+        choice_notes)
     if fit_notes and not _pool_binds(flat0, values, train):
         # the pool the data suggested is no limit on these points: the model without it
         warnings[:] = before
         names.remove("host.cpus")
         fit_notes[0] += ("; fitted, the pool did not bind (no fitted point is limited by it), "
                          "so the model is fitted without it")
+        choice_notes.clear()
         values, cov_params, rms, stack = _calibrate_counted(
-            mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw)
+            mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw,
+            choice_notes)
     params_out = {n: cov_params[n] for n in names}
     # -- verification by simulation at every point
     lo_n = min(p.n for p in train)
@@ -478,7 +492,7 @@ def fit(
         ios=ios,
         surrogate_rms=rms,
         shape=shape,
-        notes=family_notes + fit_notes,
+        notes=family_notes + fit_notes + choice_notes,
     )
 
 
@@ -509,8 +523,11 @@ def _pool_binds(flat0: _Flat, values: Mapping[str, float], train: list) -> bool:
 
 
 def _calibrate_counted(mdl: Model, base: Stack, flat0: _Flat | None, names: list[str], bnds,
-                       train: list, metrics, measured_shape, warnings: list[str], kw: dict):
-    """:func:`_calibrate`, after warning when the parameters leave no degrees of freedom."""
+                       train: list, metrics, measured_shape, warnings: list[str], kw: dict,
+                       notes: list[str]):
+    """:func:`_calibrate`, after warning when the parameters leave no degrees of freedom;
+    discrete parameters (``choices``) as a profile (:mod:`iosim.fit.choices`: the rest fitted
+    at each value, the best kept, a line in ``notes``)."""
     mean_names = [n for n in names if n not in _SIM_ONLY]
     n_res = len(metrics)
     dof = n_res - len(mean_names)
@@ -519,8 +536,19 @@ def _calibrate_counted(mdl: Model, base: Stack, flat0: _Flat | None, names: list
             f"{n_res} measured numbers for {len(mean_names)} parameters: the fit is not "
             "determined by the data (no degrees of freedom left); add points or fix parameters"
         )
-    return _calibrate(mdl, base, flat0, names, bnds, train, metrics, dof, measured_shape,
-                      warnings, **kw)
+    discrete = choices.choice_names(names)
+    if not discrete:
+        return _calibrate(mdl, base, flat0, names, bnds, train, metrics, dof, measured_shape,
+                          warnings, **kw)
+    rest = [n for n in names if n not in discrete]
+
+    def at_choice(base_c: Stack, own: list[str]):
+        flat_c = None if flat0 is None else _Flat.of(base_c)
+        return _calibrate(mdl, base_c, flat_c, rest, bnds, train, metrics, dof,
+                          measured_shape, own, **kw)
+
+    return choices.profile(at_choice, base, discrete, bnds, n_res, dof, kw["rel_noise"], train,
+                           warnings, notes)
 
 
 def _calibrate(mdl: Model, base: Stack, flat0: _Flat | None, names: list[str], bnds,
