@@ -7,6 +7,11 @@ spanning depths (1, 8, 64) and predicts the other four. Tolerances fixed before 
 the spindle speed recovered exactly, held-out IOPS MAPE <= 8 % and mean-latency MAPE <= 10 %,
 and the model held at 7,200 rpm (the fit before the speed was a parameter) misses the held-out
 IOPS by more than the fit that chooses the speed.
+
+Measured (these seeds): held-out IOPS MAPE 0.5 % (15k), 3.7 % (10k), 0.7 % (5,400) against
+9.2, 7.0 and 1.5 % at 7,200 rpm. Over five other seeds per drive (not asserted): 15k recovered
+5/5, 10k 4/5 (once 15k, held-out 3.5 %), 5,400 3/5 (7,200 otherwise: a 12 ms seek dwarfs the
+turn, and both predict the held-out depths within 1 %).
 """
 
 from __future__ import annotations
