@@ -72,10 +72,12 @@ The models (:data:`MODELS`):
   flight at once behind a token bucket capping IOPS, and the host gap; polished by simulation
   (the bucket paces deterministically; the surrogate treats it as a server of its token time).
 * ``hdd``: one unit, as a disk without command reordering.
-* ``hdd-ncq``: the HDD family (a 7200 rpm geometry, shortest-positioning-time-first over a
-  32-command queue) with its seek curve scaled and the host gap fitted by simulation, because a
-  disk that reorders its queue gains IOPS with depth in a way no set of identical units follows
-  (``hdd`` warns when the data show it). Pass ``base_stack`` for another rpm or geometry.
+* ``hdd-ncq``: the HDD family (a drive's geometry, shortest-positioning-time-first over a
+  32-command queue) with its seek curve scaled, its spindle speed chosen among the standard
+  ones (a discrete parameter: :mod:`iosim.fit.choices`) and the host gap fitted by simulation,
+  because a disk that reorders its queue gains IOPS with depth in a way no set of identical
+  units follows (``hdd`` warns when the data show it). Pass ``base_stack`` for another
+  geometry, and ``params`` without ``device.rpm`` to hold its speed.
 * ``auto``: every family with a surrogate, ranked by leave-one-depth-out error
   (:mod:`iosim.fit.select`); the winner is fitted and verified.
 
@@ -98,7 +100,8 @@ Modules: this one (``fit``: the steps above, ``auto``, the CLI); :mod:`~iosim.fi
 :mod:`~iosim.fit.surrogate` (the MVA); :mod:`~iosim.fit.optimise` (least squares, the scv,
 intervals); :mod:`~iosim.fit.build` (values set on a stack, through the device family's
 ``service_fields``); :mod:`~iosim.fit.result` (``FitResult``); :mod:`~iosim.fit.select`;
-:mod:`~iosim.fit.checks`; :mod:`~iosim.fit.inputs`.
+:mod:`~iosim.fit.checks`; :mod:`~iosim.fit.inputs`; :mod:`~iosim.fit.choices` (discrete
+parameters as a profile).
 
 What a closed-loop curve can tell
 ---------------------------------
