@@ -120,3 +120,29 @@ def test_one_point_cannot_tell_the_speeds_apart_and_says_so():
     p = res.params["device.rpm"]
     assert not p.determined and p.ci95[0] < p.ci95[1]
     assert any(w.startswith("device.rpm: the fitted points do not tell") for w in res.warnings)
+
+
+def test_raid_chooses_its_members_spindle_speed():
+    """An md RAID 0 of four 15,000 rpm disks (the hdd-15k preset's drive reordering 32
+    commands), its members listed in fio's disk_util: the raid fit on depths 1, 8, 64 recovers
+    the members' speed and predicts the held-out depths (same tolerances as above), better than
+    the members held at 7,200 rpm. Measured: held-out IOPS MAPE 1.4 % against 8.2 % at
+    7,200 rpm (two other seeds: 15,000 chosen, 1.4 and 1.9 % against 8.4 and 8.9 %)."""
+    member = _ncq("hdd-15k").device
+    truth = MODELS["raid"].stack().with_(**{"device.member": member, "device.members": 4,
+                                            "device.level": "0"})
+    util = [{"name": "md0", "read_ios": 4000, "aggr_read_ios": 1000},
+            *({"name": f"sd{c}", "read_ios": 1000} for c in "bcde")]
+    curve = _sweep(truth, seed=730)
+    for r in curve.points:
+        r.extra["disk_util"] = util
+    res = fit(curve, model="raid", holdout={"iodepth": HELD}, ios=4000)
+    assert res.stack.device.members == 4 and res.stack.device.level == "0"
+    assert res.params["device.rpm"].value == 15000
+    assert res.stack.device.member.rpm == 15000
+    held = res.mape_by_set["holdout"]
+    assert held["iops"] <= 8 and held["lat_mean_s"] <= 10
+    fixed = fit(curve, model="raid", holdout={"iodepth": HELD}, ios=4000,
+                params=["host.overhead", "device.avg_seek_s"])
+    assert fixed.stack.device.member.rpm == 7200
+    assert fixed.mape_by_set["holdout"]["iops"] > held["iops"]
