@@ -146,3 +146,20 @@ def test_raid_chooses_its_members_spindle_speed():
                 params=["host.overhead", "device.avg_seek_s"])
     assert fixed.stack.device.member.rpm == 7200
     assert fixed.mape_by_set["holdout"]["iops"] > held["iops"]
+
+
+def test_the_speed_alone_is_chosen_by_its_own_objective_and_bounds_narrow_the_choices():
+    """With nothing continuous left to fit, each speed is judged by its simulated error (not
+    a 0 from an empty fit); bounds on the choice keep only the speeds inside them."""
+    pts = [Results(iops=n / lat, lat_mean_s=lat, params={"iodepth": n, "numjobs": 1,
+                                                         "rw": "randread"})
+           for n, lat in ((1, 6e-3), (8, 20e-3), (32, 60e-3))]
+    curve = Curve(pts, x="iodepth")
+    res = fit(curve, model="hdd-ncq", verify=False, fit_ios=300, params=["device.rpm"])
+    note = next(n for n in res.notes if n.startswith("device.rpm"))
+    assert "0.000" not in note
+    res = fit(curve, model="hdd-ncq", verify=False, fit_ios=300,
+              bounds={"device.rpm": (7000, 11000)})
+    note = next(n for n in res.notes if n.startswith("device.rpm"))
+    assert "7,200 rpm:" in note and "10,000 rpm:" in note
+    assert "5,400 rpm" not in note and "15,000 rpm" not in note

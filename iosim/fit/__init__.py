@@ -127,7 +127,7 @@ from . import checks, choices, select
 from .build import _build_stack, _shaped
 from .catalogue import _SIM_ONLY, MODELS, PARAMETERS, Model, ParamDef
 from .inputs import load_curve
-from .optimise import _fit_means, _fit_scv, _fit_simulated
+from .optimise import _fit_means, _fit_scv, _fit_simulated, _rms_of
 from .points import (
     MEAN_METRICS,
     METRICS,
@@ -547,8 +547,13 @@ def _calibrate_counted(mdl: Model, base: Stack, flat0: _Flat | None, names: list
 
     def at_choice(base_c: Stack, own: list[str]):
         flat_c = None if flat0 is None else _Flat.of(base_c)
-        return _calibrate(mdl, base_c, flat_c, rest, bnds, train, metrics, dof,
-                          measured_shape, own, **kw)
+        values, cov, rms, stack = _calibrate(mdl, base_c, flat_c, rest, bnds, train, metrics,
+                                             dof, measured_shape, own, **kw)
+        if not [n for n in rest if n not in _SIM_ONLY]:  # nothing continuous: its objective
+            sim_ios = min(kw["fit_ios"], mdl.sim_ios) if mdl.simulated else kw["fit_ios"]
+            rms = _rms_of(stack, None if flat_c is None else _flat_with(flat_c, values),
+                          train, metrics, sim_ios, kw["seed"], kw["engine"])
+        return values, cov, rms, stack
 
     return choices.profile(at_choice, base, discrete, bnds, n_res, dof, kw["rel_noise"], train,
                            warnings, notes)

@@ -17,7 +17,7 @@ from ..spec import SpecError
 from ..stack import Stack, apply_overrides
 from .build import _build_stack
 from .catalogue import PARAMETERS, ParamDef, service_means
-from .points import PCT_METRICS, _f, _iops_of, _Point
+from .points import MEAN_METRICS, PCT_METRICS, _f, _iops_of, _Point
 from .result import FitParam, _fmt
 from .surrogate import _Flat, _predict_flat
 
@@ -198,6 +198,25 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
     cov = _intervals(prob, names, best.x, values, best.jac, resid, dof, rel_noise, bnds,
                      warnings, active)
     return values, cov, rms
+
+
+def _rms_of(stack: Stack, flat: _Flat | None, train: list[_Point], metrics, fit_ios: int,
+            seed: int, engine: str) -> float:
+    """The rms log error of ``metrics`` on the fitted points for a stack with nothing left to
+    fit: the surrogate's (``flat``) or, without one, simulated as a simulated fit does (one
+    seed, ``fit_ios`` I/Os a point)."""
+    if flat is not None:
+        preds = _predict_flat(flat, [p.workload for p in train])
+    else:
+        runs = [simulate(stack, p.workload, ios=fit_ios, seed=seed, engine=engine)
+                for p in train]
+        preds = [{m: _f(getattr(r, m)) for m in MEAN_METRICS} for r in runs]
+    out = []
+    for j, m in metrics:
+        pred = preds[j].get(m)
+        ok = pred is not None and pred > 0 and math.isfinite(pred)
+        out.append(math.log(pred / train[j].measured[m]) if ok else 10.0)
+    return float(np.sqrt(np.mean(np.square(out)))) if out else 0.0
 
 
 def _coarse_jacobian(fun, x: np.ndarray, prob: _Problem) -> np.ndarray:
