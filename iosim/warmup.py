@@ -11,10 +11,11 @@ import subprocess
 import sys
 import time
 
-#: one tiny run per device family the fast engine runs. The RAID preset compiles the kernel's
-#: second variant, the one with the RAID and array steps (``engine.fast._kernel_raid``).
+#: one tiny run per device family the fast engine runs: the generic device, the SSD and the cloud
+#: volume compile the kernel's flash variant; the disk, RAID and array presets its disk variant
+#: (``engine.fast.kernel_for``)
 GENERIC = ("allflash-lun", "nvme-intel-750", "cloud-uos-1tb")
-RAID = ("raid0-12x-hdd-wbc",)
+RAID = ("hdd-7200", "raid0-12x-hdd-wbc")
 _CHILD = ("from iosim.engine import jit; jit.ANNOUNCE = False; "
           "from iosim.warmup import RAID, _run; _run(RAID)")
 
@@ -28,7 +29,7 @@ def _run(names) -> None:
 
 
 def warm() -> float:
-    """Compile both kernel variants; return the seconds spent. The RAID variant compiles in a
+    """Compile both kernel variants; return the seconds spent. The disk variant compiles in a
     second process at the same time (numba compiles on one core; the two variants are cached
     under different names, so neither process overwrites the other's)."""
     t0 = time.perf_counter()

@@ -135,7 +135,7 @@ def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
     before = fast_cache.source_stamp([a, b])
     b.write_text("y = 2\n")
     assert fast_cache.source_stamp([a, b]) != before
-    for kernel in (fast._kernel, fast._kernel_raid):  # (with and without the RAID steps)
+    for kernel in (fast._kernel, fast._kernel_disk):  # (the flash and the disk steps)
         locator = getattr(getattr(kernel, "_cache", None), "_impl", None)
         if locator is not None:  # numba's layout as of 0.59-0.68
             assert type(locator.locator).__name__ == "_DepsLocator"

@@ -60,6 +60,7 @@ from types import SimpleNamespace
 
 import numba
 import numpy as np
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.typed import List
 
 from ..devices import under_workload
@@ -581,10 +582,13 @@ def _rng_list_add(lst, g):
     lst.append(g)
 
 
-# The RAID steps are compiled only into the kernel that runs RAID stacks (WITH_RAID, a
-# compile-time constant): dead code in the other, they made the generic steps ~30 % slower (a
-# larger loop is optimised worse). Both are the one function below.
-WITH_RAID = True
+# The kernel is compiled twice (``_compiled_kernel``): with the disk families' steps (HDD,
+# RAID, the array: WITH_DISK) or with the flash ones (SSD, cloud: WITH_FLASH). Each flag is a
+# compile-time constant, so the other family's steps are dead code numba drops: they made the
+# steps that remain slower (a larger loop is optimised worse) and each variant's compile longer.
+# The two compile at once at set-up, one per core (``iosim.warmup``).
+WITH_DISK = True
+WITH_FLASH = True
 
 
 def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
@@ -740,7 +744,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     r_ch0 = r_die0 + s_ndies
     r_hout = r_ch0 + s_nch
     r_hin = r_hout + 1
-    if ssd:  # (each die's background programs wait for it and its channel too)
+    if WITH_FLASH and ssd:  # (each die's background programs wait for it and its channel too)
         for d in range(s_ndies):
             res[r_die0 + d, R_QCAP] = atcap + 1
         for c in range(s_nch):
@@ -754,7 +758,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     r_afront = r_mem0 + r_groups * r_stride
     r_adestage = r_afront + 1
     r_apace = r_afront + 2
-    if raid:
+    if WITH_DISK and raid:
         for g in range(r_groups):
             res[r_destage + g, R_CAP] = int(rp[RP_DLIMIT])
             res[r_destage + g, R_QCAP] = rocap
@@ -852,7 +856,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     dirty = _um(np.zeros(1), keep)  # SSD: buffered bytes no die has taken yet
     # SSD: dies with no background program (FIFO, channel first) and their program units
     idle_q = _um(np.zeros(max(1, s_ndies), np.int64), keep)
-    if ssd:
+    if WITH_FLASH and ssd:
         for way in range(s_dpc):
             for ch in range(s_nch):
                 idle_q[way * s_nch + ch] = ch * s_dpc + way
@@ -1344,7 +1348,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         measuring = True
         t_start = now
     rc[:, RC_FAILED_NOW] = -1  # (RAID: no member failed yet)
-    for g in range(r_groups if WITH_RAID and raid and r_faults else 0):
+    for g in range(r_groups if WITH_DISK and raid and r_faults else 0):
         # each RaidModel's processes, in the order of the sets, start before the jobs
         if r_live:
             upush((g << KB) | K_R_FSTART)
@@ -1387,7 +1391,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         k_after = -1
         acq_front = False
         while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
-            if k >= K_HDD_TAG and k <= K_HDD_LOOP:  # ---- HDD (HddModel), first: one test
+            if WITH_DISK and K_HDD_TAG <= k <= K_HDD_LOOP:  # ---- HDD (HddModel), first
                 # the disk (dv: 0, or a RAID member) and a host command's request: an attempt
                 # at the disk, or a RAID member I/O
                 if k == K_HDD_WAKE or k == K_HDD_SERVED or k == K_HDD_LOOP:
@@ -1564,7 +1568,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                                                    hxp, hfp, rng_dev)
                         else:  # SPTF (exact rotation) computed the positioning already
                             a_delay = pos + op[fh.O_XFER]
-            elif WITH_RAID and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
+            elif WITH_DISK and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
                 if k == K_A_CORE:  # a front-end core: its time, on the array's stream
                     level(L_BUSY, now, 1)
                     if svc2_code == EMPIRICAL:
@@ -1649,7 +1653,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     ao_free[aonf[0]] = x
                     aonf[0] += 1
                     k = -1
-            elif WITH_RAID and k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, members
+            elif WITH_DISK and k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, members
                 # the RAID set (g: 0, or an array's group) of the step's member I/O, request,
                 # op, coalescing timer (x: epoch * groups + g) or failure process (x: g)
                 if k >= K_M_START and k <= K_M_PEND:
@@ -1940,7 +1944,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif k == K_DEV_ARRIVE:  # ---- device: arrival, FIFO for a unit
                 at_tdev[x] = now
                 level(L_DEVICE, now, 1)
-                if devkind == DEV_CLOUD:  # CloudModel.serve: take tokens in arrival order
+                if WITH_FLASH and devkind == DEV_CLOUD:  # CloudModel.serve: tokens in arrival order
                     wait = 0.0
                     for bi in range(nbk):
                         cost = cloud_cost(int(buckets[bi, 2]), at_size[x], at_read[x])
@@ -1958,13 +1962,13 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         k = -1
                     else:
                         k = K_DEV_QUEUE
-                elif hdd:  # HddModel.serve: an NCQ tag
+                elif WITH_DISK and hdd:  # HddModel.serve: an NCQ tag
                     act, a_res, a_code = 2, r_units, (x << KB) | K_HDD_TAG
                     k = -1
-                elif WITH_RAID and array:  # ArrayModel.serve: a front-end core
+                elif WITH_DISK and array:  # ArrayModel.serve: a front-end core
                     act, a_res, a_code = 2, r_afront, (x << KB) | K_A_CORE
                     k = -1
-                elif raid:  # RaidModel.serve: the controller overhead holds nothing
+                elif WITH_DISK and raid:  # RaidModel.serve: the controller overhead holds nothing
                     rr_off[x] = rq_off[at_req[x]]
                     rr_size[x] = at_size[x]
                     rr_read[x] = at_read[x]
@@ -1976,7 +1980,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         k = -1
                     else:
                         k = K_R_CMD
-                elif ssd:  # SsdModel.serve: the controller overhead holds nothing
+                elif WITH_FLASH and ssd:  # SsdModel.serve: the controller overhead holds nothing
                     if s_ovh > 0:
                         act, a_delay, a_code = 1, s_ovh, (x << KB) | K_SSD_OVH
                         k = -1
@@ -1984,9 +1988,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         k = K_SSD_FORK
                 else:
                     k = K_DEV_QUEUE
-            elif k == K_SSD_OVH:
+            elif WITH_FLASH and k == K_SSD_OVH:
                 k = K_SSD_FORK
-            elif k == K_SSD_FORK:  # SsdModel.serve past the controller overhead
+            elif WITH_FLASH and k == K_SSD_FORK:  # SsdModel.serve past the controller overhead
                 first, npages = _ssd_pages(rq_off[at_req[x]], at_size[x], s_page)
                 at_first[x] = first
                 at_npg[x] = npages
@@ -1998,13 +2002,13 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     k = -1
                 else:
                     k = K_SSD_WBUF
-            elif k == K_SSD_IGRANT:
+            elif WITH_FLASH and k == K_SSD_IGRANT:
                 act, a_delay, a_code = 1, at_size[x] / s_hbw, (x << KB) | K_SSD_IXFER
                 k = -1
-            elif k == K_SSD_IXFER:
+            elif WITH_FLASH and k == K_SSD_IXFER:
                 release(r_hin)
                 k = K_SSD_WBUF
-            elif k == K_SSD_WBUF:
+            elif WITH_FLASH and k == K_SSD_WBUF:
                 if 0 < at_size[x] <= s_wbuf:  # buffered: acknowledged once it has room
                     if space_take(SP_WRITE, at_size[x], (x << KB) | K_SSD_BUF):
                         k = K_SSD_BUF
@@ -2013,7 +2017,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 else:  # programmed on its own dies before it completes
                     at_mode[x] = SSD_WRITE
                     k = K_SSD_SPAWN
-            elif k == K_SSD_BUF:  # SsdModel._flush: idle dies take the dirty data
+            elif WITH_FLASH and k == K_SSD_BUF:  # SsdModel._flush: idle dies take dirty data
                 tot[T_BUFFERED] += 1
                 dirty[0] += at_size[x]
                 while dirty[0] > 0 and ctl[C_IC] > 0:
@@ -2035,7 +2039,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     background_unit(dproc)
                     upush((dproc << KB) | K_SSD_DSTART)
                 k = K_DEV_FINISHED
-            elif k == K_SSD_SPAWN:  # one process per die, in page order
+            elif WITH_FLASH and k == K_SSD_SPAWN:  # one process per die, in page order
                 npages = at_npg[x]
                 ng = min(npages, s_ndies)
                 if n_dp_free < ng:
@@ -2057,10 +2061,10 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         dp_room[dproc] = min(dp_np[dproc], s_rbufp)
                     upush((dproc << KB) | K_SSD_DSTART)
                 k = -1
-            elif k == K_SSD_DSTART:
+            elif WITH_FLASH and k == K_SSD_DSTART:
                 act, a_res, a_code = 2, r_die0 + dp_die[x], (x << KB) | K_SSD_DGRANT
                 k = -1
-            elif k == K_SSD_DGRANT:
+            elif WITH_FLASH and k == K_SSD_DGRANT:
                 level(L_BUSY, now, 1)
                 if dp_mode[x] == SSD_READ:  # tR, then the channel
                     act, a_code = 1, (x << KB) | K_SSD_DREAD
@@ -2068,28 +2072,28 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     k = -1
                 else:  # a program: the channel first
                     k = K_SSD_CHAN
-            elif k == K_SSD_DREAD:  # FifoSpace.take of the read buffer, holding the die
+            elif WITH_FLASH and k == K_SSD_DREAD:  # FifoSpace.take of the read buffer (die held)
                 if dp_room[x] == 0 or space_take(SP_READ, dp_room[x], (x << KB) | K_SSD_RSLOT):
                     k = K_SSD_CHAN
                 else:
                     k = -1
-            elif k == K_SSD_RSLOT or k == K_SSD_CHAN:
+            elif WITH_FLASH and (k == K_SSD_RSLOT or k == K_SSD_CHAN):
                 if s_xfer > 0:
                     act, a_res, a_code = 2, r_ch0 + dp_die[x] // s_dpc, (x << KB) | K_SSD_CGRANT
                     k = -1
                 else:
                     k = K_SSD_AFTERCH
-            elif k == K_SSD_CGRANT:  # a read moves its bytes, a program whole pages
+            elif WITH_FLASH and k == K_SSD_CGRANT:  # a read moves its bytes, a program pages
                 if dp_mode[x] == SSD_READ:
                     a_delay = dp_bytes[x] / s_chrate
                 else:
                     a_delay = dp_np[x] * s_xfer
                 act, a_code = 1, (x << KB) | K_SSD_CXFER
                 k = -1
-            elif k == K_SSD_CXFER:
+            elif WITH_FLASH and k == K_SSD_CXFER:
                 release(r_ch0 + dp_die[x] // s_dpc)
                 k = K_SSD_AFTERCH
-            elif k == K_SSD_AFTERCH:
+            elif WITH_FLASH and k == K_SSD_AFTERCH:
                 if dp_mode[x] == SSD_READ:
                     k = K_SSD_DEND
                 else:
@@ -2107,9 +2111,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     act, a_code = 1, (x << KB) | K_SSD_PROG
                     a_delay = t_arr + s_gc * dp_np[x]
                     k = -1
-            elif k == K_SSD_PROG:
+            elif WITH_FLASH and k == K_SSD_PROG:
                 k = K_SSD_DEND
-            elif k == K_SSD_DEND:
+            elif WITH_FLASH and k == K_SSD_DEND:
                 level(L_BUSY, now, -1)
                 release(r_die0 + dp_die[x])
                 k = -1
@@ -2136,7 +2140,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                             ctl[C_IC] += 1
                             dp_free[n_dp_free] = x
                             n_dp_free += 1
-            elif k == K_SSD_PEND:
+            elif WITH_FLASH and k == K_SSD_PEND:
                 a = dp_att[x]
                 dp_free[n_dp_free] = x
                 n_dp_free += 1
@@ -2144,12 +2148,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 if at_left[a] == 0:
                     fpush((a << KB) | K_SSD_ALL)  # the AllOf condition succeeds
                 k = -1
-            elif k == K_SSD_ALL:
+            elif WITH_FLASH and k == K_SSD_ALL:
                 k = K_DEV_FINISHED
-            elif k == K_SSD_LGRANT:
+            elif WITH_FLASH and k == K_SSD_LGRANT:
                 act, a_delay, a_code = 1, dp_bytes[x] / s_hbw, (x << KB) | K_SSD_LXFER
                 k = -1
-            elif k == K_SSD_LXFER:  # a read die process ends
+            elif WITH_FLASH and k == K_SSD_LXFER:  # a read die process ends
                 if s_link:
                     release(r_hout)
                 if dp_room[x] > 0:
@@ -2162,8 +2166,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif k == K_DEV_FINISHED:
                 level(L_DEVICE, now, -1)
                 if measuring:
-                    d = now - at_tdev[x]
-                    hadd(H_DEVICE, d, _bucket(d))
+                    dt = now - at_tdev[x]
+                    hadd(H_DEVICE, dt, _bucket(dt))
                     cnt[N_DEVICE] += 1
                 if link_finite and at_read[x]:
                     act, a_res, a_code = 2, r_link0 + 2 * at_path[x] + 1, (x << KB) | K_LU_GRANT
@@ -2214,8 +2218,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     release(r_nr)
                 level(L_BLOCK, now, -1)
                 if measuring:
-                    d = now - rq_tb[x]
-                    hadd(H_BLOCK, d, _bucket(d))
+                    dt = now - rq_tb[x]
+                    hadd(H_BLOCK, dt, _bucket(dt))
                     cnt[N_BLOCK] += 1
                     cf[CF_BLOCK_BYTES] += rq_size[x]
                 io = rq_io[x]
@@ -2522,17 +2526,45 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     return out
 
 
-def _compiled_kernel(name: str, with_raid: bool):
-    """``_kernel_py`` compiled (and cached under ``name``) with or without the RAID steps."""
+# Names the kernel assigns a constant and other values to (event kinds, statuses, counters,
+# flags): numba would type each as the literal it first sees; without SSA renaming (below) they
+# need their type said. Every name keeps one type in the kernel.
+_LOCALS = {name: numba.int64 for name in (
+    "k", "status", "k_after", "act", "a_code", "a_res", "tr_next", "tr_base", "tr_nout",
+    "regseq", "nd", "nmiss", "live", "dv", "h", "si")}
+_LOCALS.update({name: numba.boolean for name in (
+    "measuring", "finished", "acq_front", "have", "q_read", "is_read")})
+
+
+class _KernelCompiler(CompilerBase):
+    """numba's nopython pipeline without its SSA reconstruction: on the kernel (one function
+    of a few thousand IR statements) that pass alone took a fifth of the compile, and the
+    kernel gives each name one type, so it needs no renaming (LLVM builds its own SSA form).
+    The engines' equality tests compare every field with SimPy's."""
+
+    def define_pipelines(self):
+        self.state.flags.enable_ssa = False
+        return [DefaultPassBuilder.define_nopython_pipeline(self.state)]
+
+
+def _compiled_kernel(name: str, *, disk: bool):
+    """``_kernel_py`` compiled (and cached under ``name``) with the disk steps (HDD, RAID, the
+    array) or with the flash ones (SSD, cloud). Both have the stack and the generic device."""
     scope = dict(globals())
-    scope["WITH_RAID"] = with_raid
+    scope["WITH_DISK"] = disk
+    scope["WITH_FLASH"] = not disk
     fn = types.FunctionType(_kernel_py.__code__, scope, name)
     fn.__qualname__ = name
-    return numba.njit(cache=True)(fn)
+    return numba.njit(cache=True, pipeline_class=_KernelCompiler, locals=_LOCALS)(fn)
 
 
-_kernel = _compiled_kernel("_kernel", False)
-_kernel_raid = _compiled_kernel("_kernel_raid", True)
+_kernel = _compiled_kernel("_kernel", disk=False)
+_kernel_disk = _compiled_kernel("_kernel_disk", disk=True)
+
+
+def kernel_for(device) -> object:
+    """The compiled kernel variant that has this device's steps."""
+    return _kernel_disk if isinstance(device, (HddDevice, RaidDevice, ArrayDevice)) else _kernel
 
 
 # -- Python side ---------------------------------------------------------------------------------
@@ -2991,7 +3023,7 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
     for _ in range(40):
         args = _prepare(stack, workload, ios, warmup_ios, seed, replication, iocap, atcap_factor,
                         batches, trace)
-        kernel = _kernel_raid if isinstance(stack.device, (RaidDevice, ArrayDevice)) else _kernel
+        kernel = kernel_for(stack.device)
         announce_compile(kernel)  # a first run without a compiled kernel says so first
         if trace is not None:
             trace.rewind()  # (a run again with larger pools reads the trace again)
