@@ -280,6 +280,23 @@ def test_a_sweep_no_queueing_network_produces_is_named():
     assert checks.sweep_shape(_points(_fake_points(depths, small), None), 0.08, "x") == []
 
 
+def test_a_lowest_depth_slower_than_the_next_is_named():
+    # E8's controller: 0.82 ms at depth 1, 0.43 ms at depth 2. Through the origin, a closed
+    # network's IOPS per outstanding I/O never rise; this is 48 % under the chord from zero
+    from iosim.fit import _points
+
+    depths = [1, 2, 4, 8]
+    e8 = [1216.0, 4657.1, 5369.3, 5377.4]
+    found = checks.shape_findings(_points(_fake_points(depths, e8), None), 0.08)
+    assert [(f[0], f[1], f[3]) for f in found] == [("dip", 1, 0)]
+    out = checks.sweep_shape(_points(_fake_points(depths, e8), None), 0.08, "assumed")
+    assert len(out) == 1 and "at 1 outstanding I/Os (1,216) lie 48% below the line from zero" \
+        in out[0] and "the mean latency fell" in out[0]
+    # a lowest depth a little under the chord (within the spread) is not flagged
+    near = [1200.0, 2500.0, 4000.0, 5000.0]
+    assert checks.sweep_shape(_points(_fake_points(depths, near), None), 0.08, "x") == []
+
+
 def test_a_simulated_sweep_passes_the_shape_check():
     # the family's own simulation (independent runs, 6000 I/Os each) is never flagged
     from iosim.fit import _points

@@ -244,17 +244,22 @@ def shape_findings(points: Sequence, spread: float) -> list[tuple]:
     """The points of closed-loop sweeps no queueing model of the catalogue follows: ``("dip",
     n, iops, n0, n1, chord)`` for IOPS below the chord of the neighbours at n0 and n1, and
     ``("fall", n, iops, peak_n, peak_iops)`` for IOPS below an earlier peak, each by more
-    than ``spread`` (see the note above)."""
+    than ``spread`` (see the note above). The lowest depth's left neighbour is the origin (no
+    I/Os, no throughput; concavity through it is IOPS per outstanding I/O never rising, i.e.
+    the mean latency never falling as I/Os are added): a lowest depth below that chord
+    (``n0 == 0``) was slowed by something that waits only when the device is nearly idle
+    (a completion timer, interrupt moderation, a power state)."""
     out: list[tuple] = []
     for sweep in _closed_sweeps(points):
         peak_n, peak_x = None, -math.inf
+        padded = [(0, 0.0), *sweep]
         for j, (n, x) in enumerate(sweep):
             if peak_n is not None and x < (1 - spread) * peak_x:
                 out.append(("fall", n, x, peak_n, peak_x))
             if x > peak_x:
                 peak_n, peak_x = n, x
-            if 0 < j < len(sweep) - 1:
-                (n0, x0), (n1, x1) = sweep[j - 1], sweep[j + 1]
+            if j < len(sweep) - 1:
+                (n0, x0), (n1, x1) = padded[j], padded[j + 2]
                 chord = x0 + (x1 - x0) * (n - n0) / (n1 - n0)
                 if x1 > x0 and x < (1 - spread) * chord:
                     out.append(("dip", n, x, n0, n1, chord))
@@ -266,7 +271,15 @@ def sweep_shape(points: Sequence, spread: float, source: str) -> list[str]:
     model the fit has, so no fit predicts them."""
     found = shape_findings(points, spread)
     out = []
-    for _, n, x, n0, n1, chord in (f for f in found if f[0] == "dip"):
+    for _, n, x, _n0, n1, chord in (f for f in found if f[0] == "dip" and f[3] == 0):
+        out.append(
+            f"the measured IOPS at {n} outstanding I/Os ({x:,.0f}) lie {1 - x / chord:.0%} "
+            f"below the line from zero to their neighbour at {n1} ({chord:,.0f}), beyond the "
+            f"run-to-run spread ({spread:.0%}): the mean latency fell as I/Os were added, "
+            "which no queueing model of the catalogue does, so none passes through this "
+            "point (something made the device wait only when nearly idle: a completion "
+            "timer, interrupt moderation, a power state)")
+    for _, n, x, n0, n1, chord in (f for f in found if f[0] == "dip" and f[3] > 0):
         out.append(
             f"the measured IOPS at {n} outstanding I/Os ({x:,.0f}) lie {1 - x / chord:.0%} "
             f"below the line between their neighbours at {n0} and {n1} ({chord:,.0f}), beyond "
