@@ -80,8 +80,8 @@ class QueueingView:
     ``random_routing``, ``units`` queues each request joins at random (an SSD's dies); a write's
     own time ``write_service_s`` (None: as a read); a pure delay ``delay_s``; the host
     interface's cap per direction; token buckets: one cap on all I/Os (``bucket_iops``, each I/O
-    counting ceil(size / ``io_unit_bytes``) operations) and caps per direction, each its own
-    bucket or one shared budget."""
+    counting ceil(size / ``io_unit_bytes``) operations), caps per direction, each its own
+    bucket or one shared budget, and a cap on bytes (``bandwidth_bucket_Bps``)."""
 
     service_s: float
     units: float
@@ -95,6 +95,8 @@ class QueueingView:
     read_bucket_iops: float = math.inf
     write_bucket_iops: float = math.inf
     shared_budget: bool = False
+    #: a token bucket counting bytes (a cloud volume's bandwidth cap on all I/Os)
+    bandwidth_bucket_Bps: float = math.inf
 
 
 def known_quantile_s(dist: Any, q: float) -> float | None:
@@ -179,6 +181,10 @@ class FitModel:
     #: ``"milliseconds"`` (the lowest fitted depth takes 1 ms or more: a spinning disk?) or
     #: ``"md-members"`` (the input names an md array and its member disks)
     auto: str = "always"
+    #: the parameters added to ``params`` when the fitted points' block sizes differ: the
+    #: family's terms that grow with the size (a transfer rate, a bytes/s cap). A model
+    #: without them refuses points of several sizes (one service time per size)
+    size_params: tuple[str, ...] = ()
 
 
 def fit_base(device: dict, name: str, hba_queue_depth: int = NO_LIMIT,

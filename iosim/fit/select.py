@@ -1,7 +1,8 @@
 """``model="auto"``: choose the model family by cross-validation on the fitted points.
 
-Each candidate family is fitted with one fitted depth left out at a time (leave one depth out)
-and predicts the depth it did not see, with the analytic surrogate (no simulation, so the whole
+Each candidate family is fitted with one fitted depth left out at a time (leave one depth out;
+in a sweep of block sizes or read/write mixes, one size or mix at one depth) and predicts the
+point it did not see, with the analytic surrogate (no simulation, so the whole
 ranking costs a few surrogate fits per family). The families are ranked by the mean absolute
 percentage error of those predictions (IOPS and mean latency averaged), and the winner is then
 fitted on all the fitted points and verified by simulation like any other model.
@@ -58,12 +59,14 @@ TIE_GAP = 0.04
 
 def _groups(points: list, held: set[int]) -> list[list[int]]:
     """The groups of fitted points left out one at a time (their indices): one depth of the
-    closed loops, or one arrival rate of the open loops."""
+    closed loops, or one arrival rate of the open loops, of one block size and read share
+    (a sweep of sizes or of read/write mixes leaves one size or one mix out)."""
     groups: dict[tuple, list[int]] = {}
     for p in points:
         if p.index not in held:
-            key = ("rate", float(p.workload.rate_iops)) if p.workload.open_loop else \
-                ("depth", float(p.n))
+            wl = p.workload
+            key = ("rate", float(wl.rate_iops)) if wl.open_loop else ("depth", float(p.n))
+            key += (float(wl.mean_block_bytes), float(wl.read_fraction))
             groups.setdefault(key, []).append(p.index)
     return [groups[k] for k in sorted(groups)]
 

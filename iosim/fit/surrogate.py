@@ -135,6 +135,8 @@ class _Flat:
     read_bucket_iops: float = math.inf
     write_bucket_iops: float = math.inf
     shared_budget: bool = False
+    # a bucket of bytes on all I/Os (a cloud volume's bandwidth cap)
+    bw_bucket_Bps: float = math.inf
     # the host's CPUs shared by the overhead periods (host.cpus; inf: no shared limit)
     host_cpus: float = math.inf
 
@@ -153,6 +155,8 @@ class _Flat:
             for frac, cap in ((rf, r_cap), (1.0 - rf, w_cap)):
                 if frac > 0 and math.isfinite(cap):
                     out.append((frac, ops / cap))
+        if math.isfinite(self.bw_bucket_Bps):
+            out.append((1.0, block_bytes / self.bw_bucket_Bps))
         return out
 
     @classmethod
@@ -180,6 +184,7 @@ class _Flat:
             read_bucket_iops=view.read_bucket_iops,
             write_bucket_iops=view.write_bucket_iops,
             shared_budget=view.shared_budget,
+            bw_bucket_Bps=view.bandwidth_bucket_Bps,
             host_cpus=float(stack.host.cpus) if stack.host.cpus > 0 else math.inf,
         )
 
@@ -199,6 +204,9 @@ class _Flat:
             "device.iops_limit": "bucket_iops",
             "device.read_iops_limit": "read_bucket_iops",
             "device.write_iops_limit": "write_bucket_iops",
+            "device.media_rate_Bps": "media_rate_Bps",
+            "device.channel_rate_Bps": "media_rate_Bps",
+            "device.bandwidth_limit_Bps": "bw_bucket_Bps",
         }.get(name)
         if attr is not None:
             setattr(self, attr, float(value))
