@@ -54,7 +54,7 @@ class GenericDevice(DeviceFamily, Spec):
                  ("host.overhead", "device.service", "device.units"),
                  fit_base({"kind": "generic", "units": 1, "service": "exp:100us"},
                           "fit-generic"),
-                 size_params=("device.media_rate_Bps",)),
+                 size_params=("device.media_rate_Bps", "link.bandwidth_Bps")),
     )
 
     units: int = fld(1, "int")

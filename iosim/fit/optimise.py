@@ -125,12 +125,13 @@ def _initial(
     guess["device.media_rate_Bps"] = guess["device.channel_rate_Bps"] = rate
     guess["device.bandwidth_limit_Bps"] = 1.05 * max(
         _iops_of(p) * p.workload.mean_block_bytes for p in pts)
-    bs = p1.workload.mean_block_bytes
     cap_key = next((k for k in ("link.bandwidth_Bps", "device.host_interface_Bps",
                                 "device.iops_limit") if k in names), None)
-    per_io = 1.0 if cap_key == "device.iops_limit" else bs
+    # the cap's peak: IOPS, or bytes/s (the largest of the points: sizes may differ)
+    peak = xmax if cap_key == "device.iops_limit" else \
+        max(_iops_of(p) * p.workload.mean_block_bytes for p in pts)
     if cap_key:
-        guess[cap_key] = 1.05 * xmax * per_io
+        guess[cap_key] = 1.05 * peak
     unit_key = "device.dies" if "device.dies" in names else "device.units"
     svc = guess["device.die_service_s" if unit_key == "device.dies" else "device.service"]
     k0 = max(1.0, xmax * svc) if xmax else 1.0
@@ -142,7 +143,7 @@ def _initial(
         )
     cap_list = [guess.get(cap_key or "link.bandwidth_Bps", base.bandwidth_Bps)]
     if cap_key:
-        cap_list = [1.05 * xmax * per_io, 3.0 * xmax * per_io]
+        cap_list = [1.05 * peak, 3.0 * peak]
     for k in k_list:
         for cap in cap_list:
             g = dict(guess, **{unit_key: k})
