@@ -157,6 +157,8 @@ class FitParameter:
 
 #: a queue depth / nr_requests meaning "no limit" in the fit models' base stacks
 NO_LIMIT = 65536
+#: the fit models' largest request before the block layer splits it (1 GiB: never)
+NO_SPLIT_BYTES = 2**30
 
 
 @dataclass(frozen=True)
@@ -189,9 +191,12 @@ class FitModel:
 
 def fit_base(device: dict, name: str, hba_queue_depth: int = NO_LIMIT,
              link: dict | None = None) -> dict:
-    """A fit model's base stack: no host gap, no block-layer or HBA limit (unless given), the
+    """A fit model's base stack: no host gap, no block-layer or HBA limit (unless given), no
+    splitting of large requests (the surrogate has none, and a benchmark's output does not say
+    the device's ``max_sectors_kb``: a 1 MiB read is one request on most modern devices), the
     device table ``device``."""
-    out = {"name": name, "host": {"overhead": "0"}, "block": {"nr_requests": NO_LIMIT},
+    out = {"name": name, "host": {"overhead": "0"},
+           "block": {"nr_requests": NO_LIMIT, "max_sectors_bytes": NO_SPLIT_BYTES},
            "hba": {"queue_depth": hba_queue_depth}, "device": device}
     if link:
         out["link"] = link
