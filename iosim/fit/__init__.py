@@ -237,7 +237,8 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
         raise SpecError(f"fit: model auto: no candidate could be fitted ({why})")
     res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
     res.selection = rows
-    res.notes = select.verdict(rows, n_depths) + res.notes
+    unit = select.left_out([p for p in pts if p.index not in held])
+    res.notes = select.verdict(rows, n_depths, unit) + res.notes
     return res
 
 

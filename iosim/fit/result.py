@@ -163,8 +163,11 @@ class FitResult:
 
             simulated = " and ".join(r["model"] for r in self.selection
                                      if MODELS[r["model"]].simulated)
-            lines.append("model auto: leave-one-depth-out errors of the candidate families "
-                         "(each fitted depth predicted from the others, by the analytic "
+            kinds = {(p.get("block_size_bytes"), p.get("rwmixread")) for p in self.points
+                     if p["set"] == "fit"}
+            unit = "depth" if len(kinds) <= 1 else "point"
+            lines.append(f"model auto: leave-one-{unit}-out errors of the candidate families "
+                         f"(each fitted {unit} predicted from the others, by the analytic "
                          "surrogate" + (f"; by simulation for {simulated}" if simulated else "")
                          + "):")
             lines.extend(table(self.selection))

@@ -167,13 +167,21 @@ def rank(curve, holdout, fit_fn, candidates: Sequence[str] = CANDIDATES, **kw) -
     return [pick, *rows]
 
 
-def verdict(rows: list[dict], n_depths: int) -> list[str]:
-    """Lines that say which family won, by how much, and how much to trust the ranking."""
+def left_out(points: list) -> str:
+    """What the cross-validation leaves out one at a time: ``"depth"``, or ``"point"`` when
+    the points also differ in block size or read share (one depth of one size or mix)."""
+    kinds = {(p.workload.mean_block_bytes, p.workload.read_fraction) for p in points}
+    return "depth" if len(kinds) <= 1 else "point"
+
+
+def verdict(rows: list[dict], n_depths: int, unit: str = "depth") -> list[str]:
+    """Lines that say which family won, by how much, and how much to trust the ranking
+    (``unit``: what is left out, :func:`left_out`)."""
     ok = [r for r in rows if math.isfinite(r["score"])]
     if not ok:
         return ["no candidate model could be cross-validated"]
     win = ok[0]
-    out = [f"auto: {win['model']} wins (leave-one-depth-out error {win['score']:.1f} %, "
+    out = [f"auto: {win['model']} wins (leave-one-{unit}-out error {win['score']:.1f} %, "
            f"{win['params']} parameters)"]
     if win.get("tie_break"):
         best = min(ok, key=lambda r: r["score"])
@@ -190,7 +198,7 @@ def verdict(rows: list[dict], n_depths: int) -> list[str]:
                        f"{100 * TIE_GAP:.0f} points apart, within the run-to-run spread): the "
                        "data do not tell these families apart")
     if n_depths < 4:
-        out.append(f"auto: only {n_depths} fitted depths (or rates): each cross-validation "
+        out.append(f"auto: only {n_depths} fitted {unit}s (or rates): each cross-validation "
                    f"fit sees {n_depths - 1}, fewer numbers than most families have "
                    "parameters, so the ranking is a rough one")
     return out
