@@ -339,11 +339,11 @@ class SsdDevice(DeviceFamily, Spec):
 
     def queueing_view(self) -> QueueingView:
         """Each request joins the queue of the die its address maps to (random routing over
-        the dies) and holds it for the array time plus its transfer over the die's channel
-        (exact with one die per channel and a request within one page), with the controller's
-        time as a delay and the host interface as a cap."""
+        the dies), with the controller's time as a delay and the host interface as a cap. The
+        channel transfer is left out (the fit's base stack has none); a fitted
+        ``device.channel_rate_Bps`` adds it to the die time (exact with one die per channel
+        and a request within one page)."""
         return QueueingView(service_s=self.mean_read_s, units=float(self.dies),
-                            media_rate_Bps=self.channel_rate_Bps,
                             random_routing=True, write_service_s=self.mean_program_s,
                             delay_s=self.controller_overhead_s,
                             host_if_Bps=self.host_interface_Bps)
