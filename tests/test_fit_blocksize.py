@@ -101,3 +101,44 @@ def test_measured_kvm_rw_mix_regression_guard():
         errs = _held(res, m)
         assert len(errs) == 2
         assert sum(errs) / len(errs) <= 6.0, (m, errs)
+
+
+def _sweep(stack, sizes, depths, seed0: int) -> Curve:
+    pts = []
+    for i, (qd, bs) in enumerate((qd, bs) for qd in depths for bs in sizes):
+        wl = Workload(rw="randread", iodepth=qd, numjobs=1, block_size_bytes=bs)
+        r = simulate(stack, wl, ios=3000, seed=seed0 + i)
+        r.params.update({"iodepth": qd, "numjobs": 1, "rw": "randread", "block_size_bytes": bs})
+        pts.append(r)
+    return Curve(pts, x="block_size_bytes")
+
+
+def _held_mape(res, metric: str) -> float:
+    errs = _held(res, metric)
+    return sum(errs) / len(errs)
+
+
+def test_cloud_and_ssd_carry_the_size_through_their_own_terms():
+    # bars set before the first run: held-out IOPS and mean-latency MAPE <= 8 % (both
+    # families are polished by simulation; the surrogate approximates the bucket's pacing and
+    # the SSD's page striping). The SSD sweep stays within one 256 KiB page of its fit base
+    # (4k..256k): a larger request is striped over several dies, which the surrogate's one die
+    # visit does not have (measured on this code: cloud 0.2 / 0.2 %, ssd 3.5 / 3.5 %; the
+    # same ssd sweep up to 1 MiB, trained on 4k, 64k, 1m: 17 / 13 %)
+    cloud = _build_stack(MODELS["cloud"].stack(), {
+        "device.latency_s": 300e-6, "device.media_rate_Bps": 400e6,
+        "device.bandwidth_limit_Bps": 300e6, "device.iops_limit": 20000.0})
+    curve = _sweep(cloud, SIZES, (1, 16), 700)
+    res = fit(curve, model="cloud", percentiles=False, ios=3000,
+              holdout={"bs": [b for b in SIZES if b not in TRAIN]})
+    assert {"device.media_rate_Bps", "device.bandwidth_limit_Bps"} <= set(res.params)
+    assert _held_mape(res, "iops") <= 8.0 and _held_mape(res, "lat_mean_s") <= 8.0
+    ssd = _build_stack(MODELS["ssd"].stack(), {
+        "device.dies": 8, "device.die_service_s": 60e-6, "device.channel_rate_Bps": 800e6,
+        "device.controller_overhead_s": 10e-6})
+    sizes = SIZES[:7]
+    curve = _sweep(ssd, sizes, (1, 16), 800)
+    res = fit(curve, model="ssd", percentiles=False, ios=3000,
+              holdout={"bs": [b for b in sizes if b not in (4096, 32768, 262144)]})
+    assert "device.channel_rate_Bps" in res.params
+    assert _held_mape(res, "iops") <= 8.0 and _held_mape(res, "lat_mean_s") <= 8.0
