@@ -97,6 +97,8 @@ class QueueingView:
     shared_budget: bool = False
     #: a token bucket counting bytes (a cloud volume's bandwidth cap on all I/Os)
     bandwidth_bucket_Bps: float = math.inf
+    #: with ``random_routing``: a request larger than a page is striped over several units
+    page_bytes: float = math.inf
 
 
 def known_quantile_s(dist: Any, q: float) -> float | None:

@@ -341,9 +341,10 @@ class SsdDevice(DeviceFamily, Spec):
         """Each request joins the queue of the die its address maps to (random routing over
         the dies), with the controller's time as a delay and the host interface as a cap. The
         channel transfer is left out (the fit's base stack has none); a fitted
-        ``device.channel_rate_Bps`` adds it to the die time (exact with one die per channel
-        and a request within one page)."""
+        ``device.channel_rate_Bps`` adds it to the die time (exact with one die per channel).
+        A request of several pages is striped over as many dies (``page_bytes``)."""
         return QueueingView(service_s=self.mean_read_s, units=float(self.dies),
+                            page_bytes=self.page_bytes,
                             random_routing=True, write_service_s=self.mean_program_s,
                             delay_s=self.controller_overhead_s,
                             host_if_Bps=self.host_interface_Bps)
