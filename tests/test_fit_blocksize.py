@@ -141,3 +141,12 @@ def test_cloud_and_ssd_carry_the_size_through_their_own_terms():
               holdout={"bs": [b for b in SIZES if b not in TRAIN]})
     assert "device.channel_rate_Bps" in res.params
     assert _held_mape(res, "iops") <= 8.0 and _held_mape(res, "lat_mean_s") <= 8.0
+
+
+def test_predicting_a_size_between_the_fitted_ones_is_no_extrapolation():
+    curve = _generic_sweep()
+    res = fit(curve, model="generic", holdout={"bs": ["8k", "16k"]}, verify=False)
+    inside = res.predict(Workload(rw="randread", iodepth=8, block_size_bytes=24576), ios=500)
+    assert not inside.extra.get("warnings")
+    outside = res.predict(Workload(rw="randread", iodepth=8, block_size_bytes=2**21), ios=500)
+    assert any("extrapolates from the fitted workload" in w for w in outside.extra["warnings"])

@@ -472,9 +472,10 @@ def fit(
         surro = _predict_flat(_flat_with(flat0, values), [p.workload for p in pts])
     else:  # a simulated model has no analytic prediction
         surro = [{} for _ in pts]
+    fits_sizes = any(n in names for n in SIZE_TERMS)
+    sizes = [p.workload.mean_block_bytes for p in train]
     rows, used_engine = _verify_points(stack, pts, surro, train, held, (lo_n, hi_n), verify,
-                                       ios, seed, engine, warnings,
-                                       fits_sizes=any(n in names for n in SIZE_TERMS))
+                                       ios, seed, engine, warnings, fits_sizes=fits_sizes)
     warnings.extend(_diagnose(model, names, values, base, pts, train, rows, verify))
     order = sorted(range(len(rows)), key=lambda i: (
         pts[i].n, pts[i].workload.mean_block_bytes, -pts[i].workload.read_fraction, i))
@@ -496,6 +497,7 @@ def fit(
         surrogate_rms=rms,
         shape=shape,
         notes=family_notes + fit_notes,
+        fitted_sizes=(min(sizes), max(sizes)) if fits_sizes else None,
     )
 
 

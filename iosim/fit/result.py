@@ -66,6 +66,9 @@ class FitResult:
     # model="auto": the candidates' cross-validation rows, best first (see iosim.fit.select)
     selection: list[dict] | None = None
     notes: list[str] = field(default_factory=list)
+    # the smallest and largest fitted block size when the model fitted a size term (sizes
+    # between them are interpolations), else None
+    fitted_sizes: tuple[float, float] | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -93,7 +96,7 @@ class FitResult:
 
     # predictions ---------------------------------------------------------------------------
     def _extrapolation(self, wl: Workload) -> str | None:
-        return _extrapolation(wl, self.fitted_range, self.workload)
+        return _extrapolation(wl, self.fitted_range, self.workload, self.fitted_sizes)
 
     def predict(
         self,
@@ -111,7 +114,8 @@ class FitResult:
         kw = dict(
             ios=ios or self.ios,
             seed=self.seed if seed is None else seed,
-            engine=engine or self.engine,
+            # (a fit without verification reports engine "theory": simulate as "auto")
+            engine=engine or (self.engine if self.engine != "theory" else "auto"),
         )
         if vary:
             curve = sweep(self.stack, wl, vary, progress=False, **kw)
