@@ -218,7 +218,8 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
                         "params or base_stack with it")
     pts = _points(curve, None)
     held = _select_held(pts, holdout)
-    # sizes or patterns that differ are every family's refusal: say it once, not per family
+    # random and sequential points mixed are every family's refusal: say it once, not per
+    # family (sizes and directions are each family's to fit or refuse)
     _check_one_workload([p for p in pts if p.index not in held], [], by_direction=True,
                         by_size=True)
     n_depths = len(select._groups(pts, held))
@@ -369,8 +370,12 @@ def fit(
     stack.
     ``params``: dotted keys from :data:`PARAMETERS` to fit (default: the model's).
     ``holdout``: ``{key: [values]}``: points whose key (``iodepth``, ``threads``, ``numjobs``,
-    ``qd``, ``outstanding`` or any param of the points) has one of the values are not fitted
-    but predicted. ``bounds`` overrides parameter ranges. ``ios``: I/Os per point in the final
+    ``qd``, ``outstanding``, ``bs`` (sizes such as ``"64k"``), ``rwmixread`` or any param of
+    the points) has one of the values are not fitted but predicted. Points of several block
+    sizes are fitted together when the model's family declares terms that grow with the size
+    (``FitModel.size_params``, fitted then too); reads and writes when it has a service per
+    direction (ssd, cloud); other models refuse such points in one line.
+    ``bounds`` overrides parameter ranges. ``ios``: I/Os per point in the final
     simulation; ``fit_ios`` per point while fitting the scv. ``rel_noise``: the smallest
     relative error assumed for the confidence intervals (published figures are rounded).
     ``verify=False`` skips the simulation and reports the analytic predictions.
