@@ -1387,8 +1387,8 @@ def _add_fit_parser(sub) -> None:
         action="append",
         default=[],
         metavar="KEY=v,...",
-        help="points held out for prediction, e.g. workload.iodepth=32,64 or numjobs=16,32 "
-        "(repeatable)",
+        help="points held out for prediction, e.g. workload.iodepth=32,64, numjobs=16,32, "
+        "bs=8k,16k or rwmixread=70,30 (repeatable)",
     )
     sp.add_argument("--params", metavar="a,b", help="dotted keys to fit instead of the model's")
     sp.add_argument(

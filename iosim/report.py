@@ -83,6 +83,11 @@ def _label(key: str) -> str:
     return labels.title(key)
 
 
+def _scale_of(key: str) -> float:
+    """The factor from a key's SI value to the unit of its title (bytes -> KiB ...)."""
+    return labels.scale(key)
+
+
 def _value_text(key: str, v: Any) -> str:
     """One value of a key for a legend: in the unit of its title."""
     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -538,48 +543,60 @@ def fit_figures(fit: Mapping[str, Any], x: str | None = None) -> list[tuple[str,
         for k, v in _measured(p).items():
             if isinstance(v, (int, float)) and k in pred and k not in metrics:
                 metrics.append(k)
+    varied = _varied(df.drop(columns=["point"]))
     if x is None:
-        varied = _varied(df.drop(columns=["point"]))
-        pref = [c for c in ("outstanding", "threads", "numjobs", "iodepth") if c in varied]
+        # a sweep of sizes or read/write mixes is drawn against them, one series per depth
+        pref = [c for c in ("block_size_bytes", "rwmixread", "outstanding", "threads",
+                            "numjobs", "iodepth") if c in varied]
         x = (pref or varied or ["point"])[0]
     elif x not in df:
         raise SpecError(f"--x {x!r} is not a field of the fit's points; fields: {', '.join(df)}")
     xs = df[x].tolist()
     order = sorted(range(len(xs)), key=lambda i: (str(type(xs[i])), xs[i]))
+    xplot = list(xs)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xs):
+        xplot = [v * _scale_of(x) for v in xs]  # in the unit of the axis title (KiB ...)
+    series = "outstanding" if x in ("block_size_bytes", "rwmixread") and \
+        "outstanding" in varied else None
+    groups = sorted({points[i].get(series) for i in order}) if series else [None]
     figs = []
     for m in metrics:
         scale, ytitle = _metric_scale(m)
         meas = [_measured(p).get(m) for p in points]
         pred = [(p.get("predicted") or {}).get(m) for p in points]
         f = go.Figure()
-        idx = [i for i in order if pred[i] is not None]
-        f.add_trace(
-            go.Scatter(
-                x=[xs[i] for i in idx],
-                y=[pred[i] * scale for i in idx],
-                mode="lines",
-                line=dict(color=_PALETTE[0]),
-                name="predicted (calibrated model)",
-            )
-        )
-        for held, name, symbol, color in (
-            (False, "measured, fitted", "circle", _PALETTE[1]),
-            (True, "measured, held out", "diamond-open", _PALETTE[2]),
-        ):
-            idx = [i for i in order if _held(points[i]) == held and meas[i] is not None]
-            if idx:
-                f.add_trace(
-                    go.Scatter(
-                        x=[xs[i] for i in idx],
-                        y=[meas[i] * scale for i in idx],
-                        mode="markers",
-                        marker=dict(size=11, symbol=symbol, color=color, line=dict(width=2)),
-                        name=name,
-                    )
+        for g, grp in enumerate(groups):
+            mine = [i for i in order if series is None or points[i].get(series) == grp]
+            tag = "" if series is None else f", {_short(series)} {_value_text(series, grp)}"
+            idx = [i for i in mine if pred[i] is not None]
+            f.add_trace(
+                go.Scatter(
+                    x=[xplot[i] for i in idx],
+                    y=[pred[i] * scale for i in idx],
+                    mode="lines",
+                    line=dict(color=_PALETTE[0], dash=("solid", "dash", "dot")[g % 3]),
+                    name="predicted (calibrated model)" + tag,
                 )
+            )
+            for held, name, symbol, color in (
+                (False, "measured, fitted", "circle", _PALETTE[1]),
+                (True, "measured, held out", "diamond-open", _PALETTE[2]),
+            ):
+                idx = [i for i in mine if _held(points[i]) == held and meas[i] is not None]
+                if idx:
+                    f.add_trace(
+                        go.Scatter(
+                            x=[xplot[i] for i in idx],
+                            y=[meas[i] * scale for i in idx],
+                            mode="markers",
+                            marker=dict(size=11, symbol=symbol, color=color,
+                                        line=dict(width=2)),
+                            name=name + tag,
+                        )
+                    )
         what = ytitle.split(" (")[0]
         _layout(f, f"{what}: measured and predicted", _label(x), ytitle)
-        figs.append((f"Fit: {what}", _log_if_wide(f, xs)))
+        figs.append((f"Fit: {what}", _log_if_wide(f, xplot)))
     errs: list[str] = []
     for p in points:
         for k, v in (p.get("error") or {}).items():

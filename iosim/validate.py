@@ -143,16 +143,21 @@ def _cv(values: Sequence[float]) -> float:
     return float(a.std(ddof=1) / a.mean())
 
 
-def _repeats_cv(path: Path) -> float | None:
-    """The mean over depths of the IOPS coefficient of variation of repeated runs of one sweep
-    (a CSV with ``run``, ``qd`` and ``iops`` columns), or None without the file."""
+def _repeats_cv(path: Path, where: tuple[tuple[str, str], ...] = ()) -> float | None:
+    """The mean over points of the IOPS coefficient of variation of repeated runs of one sweep
+    (a CSV with ``run``, ``qd`` and ``iops`` columns; a point is one ``qd``, ``bs_bytes`` and
+    ``rwmixread`` where the table has them; ``where``: only rows with these column values), or
+    None without the file."""
     if not path.is_file():
         return None
-    by_qd: dict[int, list[float]] = {}
+    by_point: dict[tuple, list[float]] = {}
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
-            by_qd.setdefault(int(row["qd"]), []).append(float(row["iops"]))
-    cvs = [_cv(v) for v in by_qd.values() if len(v) > 1]
+            if any(row.get(k) != v for k, v in where):
+                continue
+            key = tuple(row.get(k) for k in ("qd", "bs_bytes", "rwmixread"))
+            by_point.setdefault(key, []).append(float(row["iops"]))
+    cvs = [_cv(v) for v in by_point.values() if len(v) > 1]
     return float(np.mean(cvs)) if cvs else None
 
 
@@ -462,6 +467,10 @@ class FitSet:
     root: str = "data"  # "data" or "corpus"
     spread: float | None = None
     spread_note: str = ""
+    #: what the sweep varies: "" (the depth: iodepth or numjobs), "bs" (the block size) or
+    #: "rwmixread" (the read share of a randrw mix); the spanning protocol trains on its
+    #: lowest, middle and highest value
+    x: str = ""
 
 
 FIT_SETS: tuple[FitSet, ...] = (
@@ -470,6 +479,18 @@ FIT_SETS: tuple[FitSet, ...] = (
            spread=_repeats_cv(DATA / "measured_kvm_virtio" / "repeats.csv"),
            spread_note="mean over depths of the IOPS CV of three runs of run.sh "
                        "(repeats.csv)"),
+    FitSet("kvm-virtio-bs", "data/measured_kvm_virtio_bs: fio randread on the KVM virtio disk, "
+           "block sizes 4 KiB..1 MiB at QD 1 and 16", ("measured_kvm_virtio_bs/randread-*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio_bs" / "repeats.csv",
+                              (("rw", "randread"),)),
+           spread_note="mean over sizes and depths of the IOPS CV of three runs of run.sh "
+                       "(repeats.csv)", x="bs"),
+    FitSet("kvm-virtio-rwmix", "data/measured_kvm_virtio_bs: fio 4 KiB randrw on the KVM "
+           "virtio disk, QD 16, reads 100..0 %", ("measured_kvm_virtio_bs/randrw-*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio_bs" / "repeats.csv",
+                              (("rw", "randrw"),)),
+           spread_note="mean over mixes of the IOPS CV of three runs of run.sh (repeats.csv)",
+           x="rwmixread"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),
@@ -523,6 +544,26 @@ def spanning_depths(depths: Sequence[int]) -> list[int]:
     return [lo, mid, hi]
 
 
+def spanning_values(values: Sequence[float], x: str = "") -> list[float]:
+    """The training values of a sweep of ``x``: :func:`spanning_depths` for depths and block
+    sizes (geometric middle); for a read share the lowest, the one nearest the arithmetic
+    middle and the highest."""
+    vs = sorted(set(values))
+    if x != "rwmixread" or len(vs) <= 3:
+        return [float(v) for v in spanning_depths([int(v) for v in vs])]
+    mid = min(vs[1:-1], key=lambda v: (abs(v - (vs[0] + vs[-1]) / 2), -v))
+    return [vs[0], mid, vs[-1]]
+
+
+def _x_value(p: dict, key: str) -> float:
+    """The swept value of a fit point (a row of ``FitResult.points``)."""
+    return float(p["block_size_bytes"] if key == "bs" else p[key])
+
+
+def _x_text(key: str, v: float) -> str:
+    return _size_label(v) if key == "bs" else f"{v:g}"
+
+
 def _files(fs: FitSet, data: Path, corpus: Path) -> list[Path]:
     root = data if fs.root == "data" else corpus
     out: list[Path] = []
@@ -542,9 +583,15 @@ def run_fit_set(fs: FitSet, *, model: str = DEFAULT_MODEL, data: Path = DATA,
         return row
     curve = load_curve(files)
     jobs = {int(p.params.get("numjobs", 1)) for p in curve.points}
-    row.key = "numjobs" if len(jobs) > 1 else "iodepth"
-    values = [int(p.params.get(row.key, 1)) for p in curve.points]
-    row.train = spanning_depths(values)
+    if fs.x:
+        row.key = fs.x
+        field_ = "block_size_bytes" if fs.x == "bs" else fs.x
+        values = [float(p.params.get(field_, 100.0)) for p in curve.points]
+        row.train = spanning_values(values, fs.x)
+    else:
+        row.key = "numjobs" if len(jobs) > 1 else "iodepth"
+        values = [int(p.params.get(row.key, 1)) for p in curve.points]
+        row.train = spanning_depths(values)
     held = sorted(set(values) - set(row.train))
     kw: dict[str, Any] = {"ios": 2000, "fit_ios": 1000} if quick else {}
     res = fit(curve, model=model, holdout={row.key: held} if held else None, seed=seed, **kw)
@@ -559,11 +606,22 @@ def run_fit_set(fs: FitSet, *, model: str = DEFAULT_MODEL, data: Path = DATA,
             half, value = p.get("predicted_ci95", {}).get(m), p["predicted"].get(m)
             noise = 100.0 * half / value if half is not None and value else 0.0
             if p["set"] == "fit" and e is not None and abs(e) > 100 * bar + noise:
-                row.warnings.append(f"trained point {row.key}={p[row.key]} misses its "
+                row.warnings.append(f"trained point {_point_label(p, row.key, res.points)} "
+                                    "misses its "
                                     f"{_title(m)} by {e:+.1f} %, more than the spread "
                                     f"({100 * bar:.1f} %) and the simulation's noise "
                                     f"(±{noise:.1f} %)")
     return row
+
+
+def _point_label(p: dict, key: str, points: Sequence[dict]) -> str:
+    """``key=value`` of a fit point, with its depth when the sweep has several depths."""
+    if key in ("iodepth", "numjobs"):
+        return f"{key}={p[key]}"
+    text = f"{key}={_x_text(key, _x_value(p, key))}"
+    if len({q["outstanding"] for q in points}) > 1:
+        text += f" QD {p['outstanding']}"
+    return text
 
 
 def _param_text(fp: Any) -> str:
@@ -723,13 +781,14 @@ class Report:
             if fr.skipped:
                 out.append(f"| {fr.name} | | | | skipped: {fr.skipped} | | | | | |")
                 continue
-            held = sorted({int(p[fr.key]) for p in fr.points if p["set"] == "holdout"})
+            held = sorted({_x_value(p, fr.key) for p in fr.points if p["set"] == "holdout"})
             spread = f"{100 * fr.spread:.1f} %" if fr.spread is not None else "n/a"
             tr = [fr.mape(m, "fit") for m in ("iops", "lat_mean_s")]
             out.append(
                 f"| {fr.name} | {fr.chosen or fr.model} | {fr.key} | "
-                f"{', '.join(map(str, fr.train))} | "
-                f"{', '.join(map(str, held)) or 'none'} | {_num(fr.mape('iops', 'holdout'))} | "
+                f"{', '.join(_x_text(fr.key, v) for v in fr.train)} | "
+                f"{', '.join(_x_text(fr.key, v) for v in held) or 'none'} | "
+                f"{_num(fr.mape('iops', 'holdout'))} | "
                 f"{_num(fr.mape('lat_mean_s', 'holdout'))} | "
                 f"{_num(fr.mape('lat_p99_s', 'holdout'))} | "
                 f"{_num(tr[0])} / {_num(tr[1])} | {spread} |"
@@ -796,7 +855,8 @@ class Report:
                     "|---|---|---|---|---|"]
             for p in fr.points:
                 e = p["error"]
-                out.append(f"| {p[fr.key]} | {'trained' if p['set'] == 'fit' else 'predicted'} | "
+                x = _point_label(p, fr.key, fr.points).split("=", 1)[1]
+                out.append(f"| {x} | {'trained' if p['set'] == 'fit' else 'predicted'} | "
                            f"{_pct(e.get('iops'))} | {_pct(e.get('lat_mean_s'))} | "
                            f"{_pct(e.get('lat_p99_s'))} |")
             out += [""] + [f"- fit warning: {w}" for w in fr.warnings] + [""]

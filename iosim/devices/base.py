@@ -84,8 +84,8 @@ class QueueingView:
     ``random_routing``, ``units`` queues each request joins at random (an SSD's dies); a write's
     own time ``write_service_s`` (None: as a read); a pure delay ``delay_s``; the host
     interface's cap per direction; token buckets: one cap on all I/Os (``bucket_iops``, each I/O
-    counting ceil(size / ``io_unit_bytes``) operations) and caps per direction, each its own
-    bucket or one shared budget."""
+    counting ceil(size / ``io_unit_bytes``) operations), caps per direction, each its own
+    bucket or one shared budget, and a cap on bytes (``bandwidth_bucket_Bps``)."""
 
     service_s: float
     units: float
@@ -99,6 +99,10 @@ class QueueingView:
     read_bucket_iops: float = math.inf
     write_bucket_iops: float = math.inf
     shared_budget: bool = False
+    #: a token bucket counting bytes (a cloud volume's bandwidth cap on all I/Os)
+    bandwidth_bucket_Bps: float = math.inf
+    #: with ``random_routing``: a request larger than a page is striped over several units
+    page_bytes: float = math.inf
 
 
 def known_quantile_s(dist: Any, q: float) -> float | None:
@@ -163,6 +167,8 @@ class FitParameter:
 
 #: a queue depth / nr_requests meaning "no limit" in the fit models' base stacks
 NO_LIMIT = 65536
+#: the fit models' largest request before the block layer splits it (1 GiB: never)
+NO_SPLIT_BYTES = 2**30
 
 
 @dataclass(frozen=True)
@@ -187,13 +193,20 @@ class FitModel:
     #: ``"milliseconds"`` (the lowest fitted depth takes 1 ms or more: a spinning disk?) or
     #: ``"md-members"`` (the input names an md array and its member disks)
     auto: str = "always"
+    #: the parameters added to ``params`` when the fitted points' block sizes differ: the
+    #: family's terms that grow with the size (a transfer rate, a bytes/s cap). A model
+    #: without them refuses points of several sizes (one service time per size)
+    size_params: tuple[str, ...] = ()
 
 
 def fit_base(device: dict, name: str, hba_queue_depth: int = NO_LIMIT,
              link: dict | None = None) -> dict:
-    """A fit model's base stack: no host gap, no block-layer or HBA limit (unless given), the
+    """A fit model's base stack: no host gap, no block-layer or HBA limit (unless given), no
+    splitting of large requests (the surrogate has none, and a benchmark's output does not say
+    the device's ``max_sectors_kb``: a 1 MiB read is one request on most modern devices), the
     device table ``device``."""
-    out = {"name": name, "host": {"overhead": "0"}, "block": {"nr_requests": NO_LIMIT},
+    out = {"name": name, "host": {"overhead": "0"},
+           "block": {"nr_requests": NO_LIMIT, "max_sectors_bytes": NO_SPLIT_BYTES},
            "hba": {"queue_depth": hba_queue_depth}, "device": device}
     if link:
         out["link"] = link

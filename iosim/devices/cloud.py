@@ -41,6 +41,7 @@ from .base import (
     known_quantile_s,
     mixed_cap,
 )
+from .generic import MEDIA_RATE
 
 __all__ = ["CloudDevice", "bucket_take", "bucket_plan", "bucket_cost", "io_units", "COST_CODES"]
 
@@ -143,6 +144,10 @@ class CloudDevice(DeviceFamily, Spec):
         FitParameter("device.write_iops_limit", 1.0, 1e8, True, False, "",
                      "a cloud volume's cap on writes (its own bucket, or a share of one "
                      "budget)"),
+        MEDIA_RATE,
+        FitParameter("device.bandwidth_limit_Bps", 1e5, 1e12, True, False, "B/s",
+                     "a cloud volume's throughput cap: a token bucket of bytes (fitted when "
+                     "the block sizes of the fitted points differ)"),
     )
     fit_models: ClassVar[tuple[FitModel, ...]] = (
         FitModel("cloud",
@@ -152,7 +157,8 @@ class CloudDevice(DeviceFamily, Spec):
                  fit_base({"kind": "cloud", "latency": "lognormal:500us,scv=0.25",
                            "units": 4096, "iops_limit": 1e6}, "fit-cloud"),
                  {"host.overhead": (0.0, 0.01)},
-                 polish=True),
+                 polish=True,
+                 size_params=("device.media_rate_Bps", "device.bandwidth_limit_Bps")),
     )
 
     latency: Distribution = fld(Deterministic(0.0005), "dist")
@@ -244,7 +250,8 @@ class CloudDevice(DeviceFamily, Spec):
                 over[f"{at}.latency"] = Exponential(v)
             else:
                 over[f"{at}.latency"] = lat.scaled(v / lat.mean_s)
-        for k in ("iops_limit", "read_iops_limit", "write_iops_limit"):
+        for k in ("iops_limit", "read_iops_limit", "write_iops_limit", "media_rate_Bps",
+                  "bandwidth_limit_Bps"):
             if f"device.{k}" in values:
                 over[f"{at}.{k}"] = float(values[f"device.{k}"])
         return over
@@ -257,7 +264,8 @@ class CloudDevice(DeviceFamily, Spec):
                             io_unit_bytes=self.io_unit_bytes,
                             read_bucket_iops=self.read_iops_limit,
                             write_bucket_iops=self.write_iops_limit,
-                            shared_budget=self.cap_model == "shared")
+                            shared_budget=self.cap_model == "shared",
+                            bandwidth_bucket_Bps=self.bandwidth_limit_Bps)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

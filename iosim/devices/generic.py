@@ -15,7 +15,15 @@ from ..dists import Deterministic, Distribution
 from ..spec import Spec, fld
 from .base import DeviceFamily, FitModel, FitParameter, QueueingView, fit_base, known_quantile_s
 
-__all__ = ["GenericDevice", "generic_service_s"]
+__all__ = ["GenericDevice", "MEDIA_RATE", "generic_service_s"]
+
+#: the media transfer rate of one unit, fitted when the sizes of the fitted points differ (a
+#: request of ``size`` holds its unit ``size / rate`` longer); the cloud family's back end
+#: declares the same field
+MEDIA_RATE = FitParameter(
+    "device.media_rate_Bps", 1e6, 1e12, True, False, "B/s",
+    "transfer rate of one device unit: a request holds its unit size / rate longer than the "
+    "base service time (fitted when the block sizes of the fitted points differ)")
 
 
 def generic_service_s(base_s: float, size_bytes: float, media_rate_Bps: float) -> float:
@@ -39,12 +47,14 @@ class GenericDevice(DeviceFamily, Spec):
         FitParameter("device.service.scv", 0.01, 25.0, True, False, "",
                      "squared coefficient of variation of the service time (fitted to "
                      "percentiles)"),
+        MEDIA_RATE,
     )
     fit_models: ClassVar[tuple[FitModel, ...]] = (
         FitModel("generic", "K identical units behind one queue, plus the host overhead",
                  ("host.overhead", "device.service", "device.units"),
                  fit_base({"kind": "generic", "units": 1, "service": "exp:100us"},
-                          "fit-generic")),
+                          "fit-generic"),
+                 size_params=("device.media_rate_Bps", "link.bandwidth_Bps")),
     )
 
     units: int = fld(1, "int")
@@ -66,8 +76,12 @@ class GenericDevice(DeviceFamily, Spec):
         return None if base is None else generic_service_s(base, size_bytes, self.media_rate_Bps)
 
     def fit_overrides(self, values, at: str = "device") -> dict:
-        return {f"{at}.units": int(round(values["device.units"]))} \
-            if "device.units" in values else {}
+        over: dict = {}
+        if "device.units" in values:
+            over[f"{at}.units"] = int(round(values["device.units"]))
+        if "device.media_rate_Bps" in values:
+            over[f"{at}.media_rate_Bps"] = float(values["device.media_rate_Bps"])
+        return over
 
     def queueing_view(self) -> QueueingView:
         return QueueingView(service_s=self.service.mean_s, units=float(self.units),

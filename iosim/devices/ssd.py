@@ -179,6 +179,10 @@ class SsdDevice(DeviceFamily, Spec):
         FitParameter("device.host_interface_Bps", 1e6, 1e12, True, False, "B/s",
                      "an SSD's host interface (PCIe / SATA link and data path), one transfer "
                      "at a time per direction"),
+        FitParameter("device.channel_rate_Bps", 1e6, 1e12, True, False, "B/s",
+                     "an SSD's flash channel rate (one die per channel): a request holds its "
+                     "die size / rate longer than the array time (fitted when the block "
+                     "sizes of the fitted points differ)"),
     )
     fit_models: ClassVar[tuple[FitModel, ...]] = (
         FitModel(
@@ -195,6 +199,7 @@ class SsdDevice(DeviceFamily, Spec):
                      "fit-ssd"),
             {"device.die_service_s": (1e-6, 0.05), "host.overhead": (0.0, 0.01)},
             polish=True,
+            size_params=("device.channel_rate_Bps",),
         ),
         FitModel(
             "ssd-pool",
@@ -204,6 +209,7 @@ class SsdDevice(DeviceFamily, Spec):
             fit_base({"kind": "generic", "units": 16, "service": "exp:80us"}, "fit-ssd-pool"),
             {"device.service": (1e-6, 0.01), "device.units": (1.0, 4096.0)},
             auto="never",  # the ssd model's approximation, kept for comparison
+            size_params=("device.media_rate_Bps",),
         ),
     )
 
@@ -322,7 +328,7 @@ class SsdDevice(DeviceFamily, Spec):
         if "device.dies" in values:  # one die per channel: the channels never add a wait
             over[f"{at}.channels"] = int(round(values["device.dies"]))
             over[f"{at}.dies_per_channel"] = 1
-        for k in ("controller_overhead_s", "host_interface_Bps"):
+        for k in ("controller_overhead_s", "host_interface_Bps", "channel_rate_Bps"):
             if f"device.{k}" in values:
                 over[f"{at}.{k}"] = float(values[f"device.{k}"])
         return over
@@ -333,8 +339,12 @@ class SsdDevice(DeviceFamily, Spec):
 
     def queueing_view(self) -> QueueingView:
         """Each request joins the queue of the die its address maps to (random routing over
-        the dies), with the controller's time as a delay and the host interface as a cap."""
+        the dies), with the controller's time as a delay and the host interface as a cap. The
+        channel transfer is left out (the fit's base stack has none); a fitted
+        ``device.channel_rate_Bps`` adds it to the die time (exact with one die per channel).
+        A request of several pages is striped over as many dies (``page_bytes``)."""
         return QueueingView(service_s=self.mean_read_s, units=float(self.dies),
+                            page_bytes=self.page_bytes,
                             random_routing=True, write_service_s=self.mean_program_s,
                             delay_s=self.controller_overhead_s,
                             host_if_Bps=self.host_interface_Bps)

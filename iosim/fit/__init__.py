@@ -139,6 +139,7 @@ from .points import (
     _points,
     _select_held,
     _warn_reordering,
+    sizes_differ,
 )
 from .raid import fio_members, raid_base, whole_device_span
 from .result import FitParam, FitResult, _dedupe, _extrapolation, _fmt, _jsonable, _mape
@@ -165,6 +166,10 @@ def _fit_cloud_budgets(curve, holdout, kwargs: dict) -> FitResult:
     choose (the smaller sum of squared residuals on the fitted points)."""
     names = ["host.overhead", "device.latency_s", "device.read_iops_limit",
              "device.write_iops_limit"]
+    pts = _points(curve, None)
+    held = _select_held(pts, holdout)
+    if sizes_differ([p for p in pts if p.index not in held]):
+        names.extend(MODELS["cloud"].size_params)
     got = {}
     for cap_model in ("separate", "shared"):
         base = MODELS["cloud"].stack().with_(**{"device.cap_model": cap_model,
@@ -226,8 +231,10 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
                         "params or base_stack with it")
     pts = _points(curve, None)
     held = _select_held(pts, holdout)
-    # sizes or patterns that differ are every family's refusal: say it once, not per family
-    _check_one_workload([p for p in pts if p.index not in held], [], by_direction=True)
+    # random and sequential points mixed are every family's refusal: say it once, not per
+    # family (sizes and directions are each family's to fit or refuse)
+    _check_one_workload([p for p in pts if p.index not in held], [], by_direction=True,
+                        by_size=True)
     n_depths = len(select._groups(pts, held))
     if n_depths < 2:
         raise SpecError(
@@ -244,7 +251,8 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
         raise SpecError(f"fit: model auto: no candidate could be fitted ({why})")
     res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
     res.selection = rows
-    res.notes = select.verdict(rows, n_depths) + res.notes
+    unit = select.left_out([p for p in pts if p.index not in held])
+    res.notes = select.verdict(rows, n_depths, unit) + res.notes
     return res
 
 
@@ -302,10 +310,14 @@ def _bounds(mdl: Model, names: Sequence[str], bounds) -> dict[str, tuple[float, 
 
 
 def _verify_points(stack, pts, surro, train, held, fitted_range, verify, ios, seed, engine,
-                   warnings) -> tuple[list[dict], str]:
+                   warnings, fits_sizes: bool = False) -> tuple[list[dict], str]:
     """Every point simulated on the fitted stack (or the surrogate's prediction without
-    ``verify``), with its errors against the measurement: the rows of ``FitResult.points``."""
+    ``verify``), with its errors against the measurement: the rows of ``FitResult.points``.
+    ``fits_sizes``: the model has a size term, so sizes between the fitted ones are not
+    extrapolations."""
     rows = []
+    fitted_sizes = [p.workload.mean_block_bytes for p in train]
+    sizes = (min(fitted_sizes), max(fitted_sizes)) if fits_sizes else None
     used_engine = engine
     for p, s in zip(pts, surro, strict=True):
         pred: dict[str, float] = {}
@@ -324,7 +336,7 @@ def _verify_points(stack, pts, surro, train, held, fitted_range, verify, ios, se
             pred = dict(s)
             used_engine = "theory"
         err = {m: 100.0 * (pred[m] - meas) / meas for m, meas in p.measured.items() if m in pred}
-        why = _extrapolation(p.workload, fitted_range, train[0].workload)
+        why = _extrapolation(p.workload, fitted_range, train[0].workload, sizes)
         extrap = p.index in held and why is not None
         if extrap:
             warnings.append(f"held-out {why}")
@@ -371,8 +383,12 @@ def fit(
     stack.
     ``params``: dotted keys from :data:`PARAMETERS` to fit (default: the model's).
     ``holdout``: ``{key: [values]}``: points whose key (``iodepth``, ``threads``, ``numjobs``,
-    ``qd``, ``outstanding`` or any param of the points) has one of the values are not fitted
-    but predicted. ``bounds`` overrides parameter ranges. ``ios``: I/Os per point in the final
+    ``qd``, ``outstanding``, ``bs`` (sizes such as ``"64k"``), ``rwmixread`` or any param of
+    the points) has one of the values are not fitted but predicted. Points of several block
+    sizes are fitted together when the model's family declares terms that grow with the size
+    (``FitModel.size_params``, fitted then too); reads and writes when it has a service per
+    direction (ssd, cloud); other models refuse such points in one line.
+    ``bounds`` overrides parameter ranges. ``ios``: I/Os per point in the final
     simulation; ``fit_ios`` per point while fitting the scv. ``rel_noise``: the smallest
     relative error assumed for the confidence intervals (published figures are rounded).
     ``verify=False`` skips the simulation and reports the analytic predictions.
@@ -422,10 +438,14 @@ def fit(
         pts = whole_device_span(pts, base, family_notes)
         train = [p for p in pts if p.index not in held]
     warnings: list[str] = list(point_notes)
+    if params is None and sizes_differ(train):
+        # several block sizes: the family's terms that grow with the size are fitted too
+        names.extend(n for n in mdl.size_params if n not in names)
     _check_one_workload(train, warnings,
                         by_direction=any(n in names for n in (
                             "device.die_read_s", "device.die_write_s",
-                            "device.read_iops_limit", "device.write_iops_limit")))
+                            "device.read_iops_limit", "device.write_iops_limit")),
+                        by_size=any(n in names for n in SIZE_TERMS), model=model)
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
                         f"{model} model simulates the device family itself")
@@ -474,10 +494,13 @@ def fit(
         surro = _predict_flat(_flat_with(flat0, values), [p.workload for p in pts])
     else:  # a simulated model has no analytic prediction
         surro = [{} for _ in pts]
+    fits_sizes = any(n in names for n in SIZE_TERMS)
+    sizes = [p.workload.mean_block_bytes for p in train]
     rows, used_engine = _verify_points(stack, pts, surro, train, held, (lo_n, hi_n), verify,
-                                       ios, seed, engine, warnings)
+                                       ios, seed, engine, warnings, fits_sizes=fits_sizes)
     warnings.extend(_diagnose(model, names, values, base, pts, train, rows, verify))
-    order = sorted(range(len(rows)), key=lambda i: (pts[i].n, i))
+    order = sorted(range(len(rows)), key=lambda i: (
+        pts[i].n, pts[i].workload.mean_block_bytes, -pts[i].workload.read_fraction, i))
     rows = [rows[i] for i in order]
     mape, by_set = _mape(rows)
     return FitResult(
@@ -496,6 +519,7 @@ def fit(
         surrogate_rms=rms,
         shape=shape,
         notes=family_notes + fit_notes + choice_notes,
+        fitted_sizes=(min(sizes), max(sizes)) if fits_sizes else None,
     )
 
 
@@ -630,6 +654,11 @@ def _diagnose(model: str, names: list[str], values: dict[str, float], base: Stac
 
 
 SHAPES = ("lognormal", "measured")
+
+#: the parameters that make a model's service grow with the block size (a transfer rate per
+#: unit, a bytes/s cap): with one of them fitted, points of several sizes share one fit
+SIZE_TERMS = ("device.media_rate_Bps", "device.channel_rate_Bps",
+              "device.bandwidth_limit_Bps", "link.bandwidth_Bps", "device.host_interface_Bps")
 
 
 # -- the command line ----------------------------------------------------------------------

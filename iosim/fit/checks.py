@@ -330,13 +330,24 @@ def host_cpu(points: Sequence, spread: float) -> list[str]:
     host's CPUs (context switches once they outnumber the cores, lock and cache contention),
     a resource no family of the catalogue has, so the cap may be the host's, not the
     device's."""
-    per_io = []
+    by_workload: dict[tuple, list[tuple[int, float, float]]] = {}
     for p in points:
         cpu, x = (p.results.counters or {}).get("cpu_pct"), p.measured.get("iops")
         if cpu is None or not x or cpu <= 0 or p.workload.open_loop:
             continue
-        per_io.append((p.workload.outstanding, cpu / 100 / x, cpu / 100))
-    if len(per_io) < 2:
+        wl = p.workload  # (a larger I/O costs more CPU: compare depths of one workload)
+        by_workload.setdefault((wl.rw, wl.read_fraction, wl.mean_block_bytes), []).append(
+            (wl.outstanding, cpu / 100 / x, cpu / 100))
+    for per_io in by_workload.values():
+        found = _cpu_growth(per_io, spread)
+        if found:
+            return found
+    return []
+
+
+def _cpu_growth(per_io: list[tuple[int, float, float]], spread: float) -> list[str]:
+    """:func:`host_cpu`'s finding on the points of one workload."""
+    if len({t[0] for t in per_io}) < 2:
         return []
     per_io.sort()
     n0, c0, _ = per_io[0]

@@ -66,11 +66,25 @@ def _residuals(
     return out
 
 
+def _size_rate(order: list[_Point]) -> float | None:
+    """The transfer rate the lowest depth's points suggest (bytes per second of mean latency
+    added from its smallest to its largest size), or None (one size, or no growth)."""
+    low = [p for p in order if p.n == order[0].n and "lat_mean_s" in p.measured]
+    if len(low) < 2:
+        return None
+    a, b = low[0], low[-1]
+    dt = b.measured["lat_mean_s"] - a.measured["lat_mean_s"]
+    db = b.workload.mean_block_bytes - a.workload.mean_block_bytes
+    return db / dt if dt > 0 and db > 0 else None
+
+
 def _initial(
     names: list[str], pts: list[_Point], base: _Flat, bounds: dict[str, tuple[float, float]]
 ) -> list[dict[str, float]]:
-    """Starting points from the data: floor from the lowest depth, units from peak IOPS."""
-    order = sorted(pts, key=lambda p: p.n)
+    """Starting points from the data: floor from the lowest depth (its smallest size), units
+    from peak IOPS, a transfer rate from how the lowest depth's latency grows with the
+    size."""
+    order = sorted(pts, key=lambda p: (p.n, p.workload.mean_block_bytes))
     p1 = order[0]
     x1 = p1.measured.get("iops")
     r1 = p1.measured.get("lat_mean_s")
@@ -101,12 +115,23 @@ def _initial(
     guess["device.die_read_s"] = guess["device.die_write_s"] = 0.7 * floor
     guess["device.controller_overhead_s"] = 0.3 * floor
     guess["device.host_interface_Bps"] = base.host_if_Bps
-    bs = p1.workload.mean_block_bytes
+    rate = _size_rate(order)
+    if rate is not None:  # the floor without the smallest size's transfer
+        floor = max(floor - p1.workload.mean_block_bytes / rate, 0.2 * floor)
+        for k in ("device.service", "device.latency_s"):
+            guess[k] = floor
+        guess["device.die_service_s"] = guess["device.die_read_s"] = 0.7 * floor
+    rate = rate or 1e9
+    guess["device.media_rate_Bps"] = guess["device.channel_rate_Bps"] = rate
+    guess["device.bandwidth_limit_Bps"] = 1.05 * max(
+        _iops_of(p) * p.workload.mean_block_bytes for p in pts)
     cap_key = next((k for k in ("link.bandwidth_Bps", "device.host_interface_Bps",
                                 "device.iops_limit") if k in names), None)
-    per_io = 1.0 if cap_key == "device.iops_limit" else bs
+    # the cap's peak: IOPS, or bytes/s (the largest of the points: sizes may differ)
+    peak = xmax if cap_key == "device.iops_limit" else \
+        max(_iops_of(p) * p.workload.mean_block_bytes for p in pts)
     if cap_key:
-        guess[cap_key] = 1.05 * xmax * per_io
+        guess[cap_key] = 1.05 * peak
     unit_key = "device.dies" if "device.dies" in names else "device.units"
     svc = guess["device.die_service_s" if unit_key == "device.dies" else "device.service"]
     k0 = max(1.0, xmax * svc) if xmax else 1.0
@@ -118,7 +143,7 @@ def _initial(
         )
     cap_list = [guess.get(cap_key or "link.bandwidth_Bps", base.bandwidth_Bps)]
     if cap_key:
-        cap_list = [1.05 * xmax * per_io, 3.0 * xmax * per_io]
+        cap_list = [1.05 * peak, 3.0 * peak]
     for k in k_list:
         for cap in cap_list:
             g = dict(guess, **{unit_key: k})

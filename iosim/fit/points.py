@@ -60,11 +60,18 @@ def _has_reads_and_writes(curve) -> bool:
     return any(f > 0 for f in fr) and any(f < 1 for f in fr) and len(set(fr)) > 1
 
 
+def sizes_differ(train: list[_Point]) -> bool:
+    """Whether the fitted points have more than one mean block size."""
+    return len({p.workload.mean_block_bytes for p in train}) > 1
+
+
 def _check_one_workload(train: list[_Point], warnings: list[str],
-                        by_direction: bool = False) -> None:
-    """The fitted points must share one workload (direction, pattern, size), or one size and
-    pattern when the model fits reads and writes apart (``by_direction``); a mix of I/O
-    engines is worth a warning."""
+                        by_direction: bool = False, by_size: bool = False,
+                        model: str = "") -> None:
+    """The fitted points must share one workload (direction, pattern, size); the direction
+    may differ when the model fits reads and writes apart (``by_direction``), the size when
+    it has terms that grow with the size (``by_size``: a transfer rate, a bytes/s cap; its
+    family's ``FitModel.size_params``); a mix of I/O engines is worth a warning."""
     kinds: dict[str, int] = {}
     for p in train:
         wl = p.workload
@@ -72,17 +79,21 @@ def _check_one_workload(train: list[_Point], warnings: list[str],
         if by_direction:
             rw = "random" if rw.startswith("rand") else "sequential"
         key = rw + (f" {wl.rwmixread:g}% reads" if wl.rw in ("randrw", "rw") and
-                    not by_direction else "") + f" {wl.mean_block_bytes / 1024:g} KiB"
+                    not by_direction else "")
+        if not by_size:
+            key += f" {wl.mean_block_bytes / 1024:g} KiB"
         kinds[key] = kinds.get(key, 0) + 1
     if len(kinds) > 1:
         listed = "; ".join(f"{k}: {n} point{'s' if n > 1 else ''}"
                            for k, n in list(kinds.items())[:4])
         if len(kinds) > 4:
             listed += f"; and {len(kinds) - 4} more"
+        who = f"the {model} model" if model else "one fit"
         raise SpecError(
-            f"fit: the fitted points mix workloads ({listed}); one fit has one service time "
+            f"fit: the fitted points mix workloads ({listed}); {who} has one service time "
             "per direction and size: fit each workload on its own (hold the others out, e.g. "
-            "--holdout rw=randwrite, or pass their files apart)"
+            "--holdout rw=randwrite or bs=64k, or pass their files apart), or choose a model "
+            "that fits reads and writes apart (ssd, cloud) or sizes (generic, ssd, cloud)"
         )
     engines = sorted({str(p.results.params["ioengine"]) for p in train
                       if p.results.params.get("ioengine")})
@@ -181,7 +192,9 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
                 meas[m] = v
         if not any(m in meas for m in MEAN_METRICS):
             raise SpecError(f"{where}: has neither IOPS nor a mean latency to fit")
-        label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth}
+        label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth,
+                 "block_size_bytes": wl.mean_block_bytes,
+                 "rwmixread": round(100 * wl.read_fraction, 3)}
         for k in ("threads", "qd", "iorate", "source"):
             if k in r.params:
                 label[k] = r.params[k]
@@ -195,10 +208,37 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
     return out
 
 
+#: holdout keys that name a workload field by its fio option (``bs=4k``)
+KEY_ALIASES = {"bs": "block_size_bytes", "blocksize": "block_size_bytes",
+               "block_size": "block_size_bytes"}
+#: workload fields whose holdout values are sizes (``4k``, ``1m``: fio's binary units)
+_SIZE_KEYS = ("block_size_bytes", "span_bytes")
+
+
+def _key(key: str) -> str:
+    k = key.strip().removeprefix("workload.")
+    return KEY_ALIASES.get(k, k)
+
+
+def _holdout_values(key: str, values: Sequence[Any]) -> list[Any]:
+    """The holdout values of ``key`` as the points hold them: a size given as ``4k`` or
+    ``1m`` in bytes (one clear error when it is not a size)."""
+    if _key(key) not in _SIZE_KEYS:
+        return list(values)
+    from ..units import UnitError, parse_size
+
+    out = []
+    for v in values:
+        try:
+            out.append(parse_size(v) if isinstance(v, str) else v)
+        except UnitError:
+            raise SpecError(f"fit: holdout {key}={v}: expected a size such as 4k, 64k or "
+                            "1m") from None
+    return out
+
+
 def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
-    k = key.strip()
-    if k.startswith("workload."):
-        k = k[len("workload.") :]
+    k = _key(key)
     p = point.results.params or {}
     cand: list[Any] = []
     if k == "_index":  # the points' order in the curve (model="auto"'s leave-one-out)
@@ -234,7 +274,7 @@ def _match(point: _Point, key: str, values: Sequence[Any]) -> bool:
 
 
 def _known_key(points: list[_Point], key: str) -> bool:
-    k = key.strip().removeprefix("workload.")
+    k = _key(key)
     if k in ("threads", "qd", "numjobs", "iodepth", "outstanding", "n", "_index"):
         return True
     if k in ("block_size_bytes", "rw", "rwmixread", "span_bytes"):
@@ -255,9 +295,11 @@ def _select_held(pts: list[_Point], holdout: Mapping[str, Sequence[Any]] | None)
         if not _known_key(pts, key):
             raise SpecError(
                 f"fit: holdout key {key!r} is not a property of the points (use iodepth, "
-                "numjobs, threads, qd, outstanding or a param of the measurement)"
+                "numjobs, threads, qd, outstanding, bs, rw, rwmixread or a param of the "
+                "measurement)"
             )
         vals = [values] if isinstance(values, (str, int, float)) else list(values)
+        vals = _holdout_values(key, vals)
         matched = {p.index for p in pts if _match(p, key, vals)}
         if not matched:
             raise SpecError(f"fit: holdout {key}={','.join(map(str, vals))} matches no point")

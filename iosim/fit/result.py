@@ -14,7 +14,7 @@ import numpy as np
 from ..results import Curve, Results
 from ..simulate import simulate, sweep
 from ..stack import Stack, apply_overrides
-from ..units import show_count, show_number, show_rate, show_time
+from ..units import show_count, show_number, show_rate, show_size, show_time
 from ..workload import Workload
 from .points import METRICS
 
@@ -66,6 +66,9 @@ class FitResult:
     # model="auto": the candidates' cross-validation rows, best first (see iosim.fit.select)
     selection: list[dict] | None = None
     notes: list[str] = field(default_factory=list)
+    # the smallest and largest fitted block size when the model fitted a size term (sizes
+    # between them are interpolations), else None
+    fitted_sizes: tuple[float, float] | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -93,7 +96,7 @@ class FitResult:
 
     # predictions ---------------------------------------------------------------------------
     def _extrapolation(self, wl: Workload) -> str | None:
-        return _extrapolation(wl, self.fitted_range, self.workload)
+        return _extrapolation(wl, self.fitted_range, self.workload, self.fitted_sizes)
 
     def predict(
         self,
@@ -111,7 +114,8 @@ class FitResult:
         kw = dict(
             ios=ios or self.ios,
             seed=self.seed if seed is None else seed,
-            engine=engine or self.engine,
+            # (a fit without verification reports engine "theory": simulate as "auto")
+            engine=engine or (self.engine if self.engine != "theory" else "auto"),
         )
         if vary:
             curve = sweep(self.stack, wl, vary, progress=False, **kw)
@@ -130,12 +134,18 @@ class FitResult:
     def _points_table(self, metrics: list[str]) -> list[str]:
         """Each point's measured and predicted value of ``metrics``, and the error."""
         cols = ["set", "N"]
+        # a sweep of sizes or read/write mixes: a column for what varies
+        extra = [k for k in ("block_size_bytes", "rwmixread")
+                 if len({pt.get(k) for pt in self.points}) > 1]
+        cols += [{"block_size_bytes": "bs", "rwmixread": "read %"}[k] for k in extra]
         for m in metrics:
             cols += [f"{_short(m)} meas", "pred", "err"]
         rows = []
         for pt in self.points:
             mark = "*" if pt.get("extrapolated") else ""
             row = [pt["set"], f"{pt['outstanding']}{mark}"]
+            row += [show_size(pt[k]) if k == "block_size_bytes" else f"{pt[k]:g}"
+                    for k in extra]
             for m in metrics:
                 unit = "iops" if m == "iops" else "s"
                 meas, pred = pt["measured"].get(m), pt["predicted"].get(m)
@@ -157,8 +167,11 @@ class FitResult:
 
             simulated = " and ".join(r["model"] for r in self.selection
                                      if MODELS[r["model"]].simulated)
-            lines.append("model auto: leave-one-depth-out errors of the candidate families "
-                         "(each fitted depth predicted from the others, by the analytic "
+            kinds = {(p.get("block_size_bytes"), p.get("rwmixread")) for p in self.points
+                     if p["set"] == "fit"}
+            unit = "depth" if len(kinds) <= 1 else "point"
+            lines.append(f"model auto: leave-one-{unit}-out errors of the candidate families "
+                         f"(each fitted {unit} predicted from the others, by the analytic "
                          "surrogate" + (f"; by simulation for {simulated}" if simulated else "")
                          + "):")
             lines.extend(table(self.selection))
@@ -210,8 +223,13 @@ def _aligned(cols: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
-def _extrapolation(wl: Workload, fitted: tuple[int, int], ref: Workload) -> str | None:
-    """Why a prediction for ``wl`` leaves what the fitted points showed, or None."""
+def _extrapolation(wl: Workload, fitted: tuple[int, int], ref: Workload,
+                   sizes: tuple[float, float] | None = None) -> str | None:
+    """Why a prediction for ``wl`` leaves what the fitted points showed, or None. ``sizes``:
+    the smallest and largest fitted block size when the model fits sizes (a size between
+    them is an interpolation), else the size must be ``ref``'s."""
+    if sizes is not None and wl.rw == ref.rw and sizes[0] <= wl.mean_block_bytes <= sizes[1]:
+        ref = wl  # within the fitted sizes
     lo, hi = fitted
     n = wl.outstanding
     if n > hi:

@@ -1,7 +1,8 @@
 """``model="auto"``: choose the model family by cross-validation on the fitted points.
 
-Each candidate family is fitted with one fitted depth left out at a time (leave one depth out)
-and predicts the depth it did not see, with the analytic surrogate (no simulation, so the whole
+Each candidate family is fitted with one fitted depth left out at a time (leave one depth out;
+in a sweep of block sizes or read/write mixes, one size or mix at one depth) and predicts the
+point it did not see, with the analytic surrogate (no simulation, so the whole
 ranking costs a few surrogate fits per family). The families are ranked by the mean absolute
 percentage error of those predictions (IOPS and mean latency averaged), and the winner is then
 fitted on all the fitted points and verified by simulation like any other model.
@@ -58,12 +59,14 @@ TIE_GAP = 0.04
 
 def _groups(points: list, held: set[int]) -> list[list[int]]:
     """The groups of fitted points left out one at a time (their indices): one depth of the
-    closed loops, or one arrival rate of the open loops."""
+    closed loops, or one arrival rate of the open loops, of one block size and read share
+    (a sweep of sizes or of read/write mixes leaves one size or one mix out)."""
     groups: dict[tuple, list[int]] = {}
     for p in points:
         if p.index not in held:
-            key = ("rate", float(p.workload.rate_iops)) if p.workload.open_loop else \
-                ("depth", float(p.n))
+            wl = p.workload
+            key = ("rate", float(wl.rate_iops)) if wl.open_loop else ("depth", float(p.n))
+            key += (float(wl.mean_block_bytes), float(wl.read_fraction))
             groups.setdefault(key, []).append(p.index)
     return [groups[k] for k in sorted(groups)]
 
@@ -164,13 +167,21 @@ def rank(curve, holdout, fit_fn, candidates: Sequence[str] = CANDIDATES, **kw) -
     return [pick, *rows]
 
 
-def verdict(rows: list[dict], n_depths: int) -> list[str]:
-    """Lines that say which family won, by how much, and how much to trust the ranking."""
+def left_out(points: list) -> str:
+    """What the cross-validation leaves out one at a time: ``"depth"``, or ``"point"`` when
+    the points also differ in block size or read share (one depth of one size or mix)."""
+    kinds = {(p.workload.mean_block_bytes, p.workload.read_fraction) for p in points}
+    return "depth" if len(kinds) <= 1 else "point"
+
+
+def verdict(rows: list[dict], n_depths: int, unit: str = "depth") -> list[str]:
+    """Lines that say which family won, by how much, and how much to trust the ranking
+    (``unit``: what is left out, :func:`left_out`)."""
     ok = [r for r in rows if math.isfinite(r["score"])]
     if not ok:
         return ["no candidate model could be cross-validated"]
     win = ok[0]
-    out = [f"auto: {win['model']} wins (leave-one-depth-out error {win['score']:.1f} %, "
+    out = [f"auto: {win['model']} wins (leave-one-{unit}-out error {win['score']:.1f} %, "
            f"{win['params']} parameters)"]
     if win.get("tie_break"):
         best = min(ok, key=lambda r: r["score"])
@@ -187,7 +198,7 @@ def verdict(rows: list[dict], n_depths: int) -> list[str]:
                        f"{100 * TIE_GAP:.0f} points apart, within the run-to-run spread): the "
                        "data do not tell these families apart")
     if n_depths < 4:
-        out.append(f"auto: only {n_depths} fitted depths (or rates): each cross-validation "
+        out.append(f"auto: only {n_depths} fitted {unit}s (or rates): each cross-validation "
                    f"fit sees {n_depths - 1}, fewer numbers than most families have "
                    "parameters, so the ranking is a rough one")
     return out

@@ -135,6 +135,10 @@ class _Flat:
     read_bucket_iops: float = math.inf
     write_bucket_iops: float = math.inf
     shared_budget: bool = False
+    # a bucket of bytes on all I/Os (a cloud volume's bandwidth cap)
+    bw_bucket_Bps: float = math.inf
+    # an SSD's page: a larger request is striped over several dies (inf: never)
+    page_bytes: float = math.inf
     # the host's CPUs shared by the overhead periods (host.cpus; inf: no shared limit)
     host_cpus: float = math.inf
 
@@ -153,6 +157,8 @@ class _Flat:
             for frac, cap in ((rf, r_cap), (1.0 - rf, w_cap)):
                 if frac > 0 and math.isfinite(cap):
                     out.append((frac, ops / cap))
+        if math.isfinite(self.bw_bucket_Bps):
+            out.append((1.0, block_bytes / self.bw_bucket_Bps))
         return out
 
     @classmethod
@@ -180,6 +186,8 @@ class _Flat:
             read_bucket_iops=view.read_bucket_iops,
             write_bucket_iops=view.write_bucket_iops,
             shared_budget=view.shared_budget,
+            bw_bucket_Bps=view.bandwidth_bucket_Bps,
+            page_bytes=view.page_bytes,
             host_cpus=float(stack.host.cpus) if stack.host.cpus > 0 else math.inf,
         )
 
@@ -199,6 +207,9 @@ class _Flat:
             "device.iops_limit": "bucket_iops",
             "device.read_iops_limit": "read_bucket_iops",
             "device.write_iops_limit": "write_bucket_iops",
+            "device.media_rate_Bps": "media_rate_Bps",
+            "device.channel_rate_Bps": "media_rate_Bps",
+            "device.bandwidth_limit_Bps": "bw_bucket_Bps",
         }.get(name)
         if attr is not None:
             setattr(self, attr, float(value))
@@ -209,6 +220,30 @@ class _Flat:
 
 
 _MAX_N = 4096
+
+
+def _device_station(flat: _Flat, block_bytes: float, read_fraction: float
+                    ) -> tuple[float, float]:
+    """The device as one station for requests of ``block_bytes``: (mean service, units).
+
+    A pool: its units, each holding a request for the base time plus ``size / media rate``.
+    Random routing over dies with pages (an SSD): a request of p pages is striped over p
+    consecutive dies, each holding it for the array time plus one page's transfer, in
+    parallel; aligned requests (fio aligns offsets to the block size) then occupy disjoint
+    groups of p dies, so the K dies serve as K / p units of that time (p > K: every die
+    serves p / K pages one after the other)."""
+    per = flat.service_s
+    if flat.write_service_s is not None:
+        per = read_fraction * per + (1.0 - read_fraction) * flat.write_service_s
+    moved, pages = block_bytes, 1.0
+    if flat.random_routing and block_bytes > flat.page_bytes:
+        pages, moved = float(math.ceil(block_bytes / flat.page_bytes)), flat.page_bytes
+    if math.isfinite(flat.media_rate_Bps):
+        per += moved / flat.media_rate_Bps
+    if not flat.random_routing:
+        return max(per, 1e-15), max(flat.units, 1e-9)
+    k = max(flat.units, 1.0)
+    return max(per * max(pages / k, 1.0), 1e-15), max(k / pages, 1.0)
 
 
 def _solve_group(
@@ -229,16 +264,11 @@ def _solve_group(
     # below the host: device units, link delay, link transfer caps
     limit = min(flat.queue_depth * flat.paths, flat.nr_requests)
     q_int = int(min(n_max, math.ceil(limit)))
-    service = flat.service_s
-    if flat.write_service_s is not None:
-        service = read_fraction * service + (1.0 - read_fraction) * flat.write_service_s
-    if math.isfinite(flat.media_rate_Bps):
-        service += block_bytes / flat.media_rate_Bps
-    service = max(service, 1e-15)
+    service, units = _device_station(flat, block_bytes, read_fraction)
     if flat.random_routing:
-        inner = random_routing_log_factors(service, max(flat.units, 1.0), q_int)
+        inner = random_routing_log_factors(service, units, q_int)
     else:
-        inner = _log_f_servers(service, max(flat.units, 1e-9), q_int)
+        inner = _log_f_servers(service, units, q_int)
     delay = 2.0 * flat.latency_s + flat.controller_s
     if delay > 0:
         inner = _conv(inner, _log_f_servers(delay, math.inf, q_int))
@@ -339,12 +369,7 @@ def _open_latency(flat: _Flat, wl: Workload) -> float:
     so the latency is the sum of each station's own (the host overhead is not on the path:
     arrivals do not wait for completions)."""
     lam, bs, rf = float(wl.rate_iops), wl.mean_block_bytes, wl.read_fraction
-    service = flat.service_s
-    if flat.write_service_s is not None:
-        service = rf * service + (1.0 - rf) * flat.write_service_s
-    if math.isfinite(flat.media_rate_Bps):
-        service += bs / flat.media_rate_Bps
-    k = max(flat.units, 1.0)
+    service, k = _device_station(flat, bs, rf)
     if flat.random_routing:
         r = _open_queue_s(lam / k, service)
     else:

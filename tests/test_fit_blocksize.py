@@ -1,0 +1,152 @@
+"""Fits across block sizes and read/write mixes (issue 13): trained on three sizes (or mixes),
+predicting the others, on a known simulated device and on the sweeps measured on the project's
+KVM disk (data/measured_kvm_virtio_bs)."""
+
+from pathlib import Path
+
+import pytest
+
+from iosim import Curve, SpecError, Workload, simulate
+from iosim.fit import MODELS, _build_stack, fit, load_curve
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "measured_kvm_virtio_bs"
+SIZES = (4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+TRAIN = (4096, 65536, 1048576)
+
+
+def _generic_sweep() -> Curve:
+    """A known generic device (4 units, 40 us exponential base time plus size / 800 MB/s, a
+    5 us host gap) measured at every size at QD 1 and 8, one seed per point."""
+    stack = _build_stack(MODELS["generic"].stack(), {
+        "device.units": 4, "device.service": 40e-6, "device.media_rate_Bps": 800e6,
+        "host.overhead": 5e-6})
+    pts = []
+    for i, (qd, bs) in enumerate((qd, bs) for qd in (1, 8) for bs in SIZES):
+        wl = Workload(rw="randread", iodepth=qd, numjobs=1, block_size_bytes=bs)
+        r = simulate(stack, wl, ios=4000, seed=500 + i)
+        r.params.update({"iodepth": qd, "numjobs": 1, "rw": "randread",
+                         "block_size_bytes": bs})
+        pts.append(r)
+    return Curve(pts, x="block_size_bytes")
+
+
+def _held(res, metric: str) -> list[float]:
+    return [abs(p["error"][metric]) for p in res.points if p["set"] == "holdout"]
+
+
+def test_generic_fit_on_three_sizes_predicts_the_others():
+    # the physics is the model's own (base + size / media rate), so the bar is tight and was
+    # set before the first run: held-out IOPS and mean-latency MAPE <= 5 %, every held-out
+    # point within 12 %, the media rate within 15 % of the truth
+    curve = _generic_sweep()
+    held = [f"{b // 1024}k" for b in SIZES if b not in TRAIN]
+    res = fit(curve, model="generic", holdout={"bs": held}, percentiles=False, ios=6000)
+    assert "device.media_rate_Bps" in res.params  # added: the fitted sizes differ
+    assert res.params["device.media_rate_Bps"].value == pytest.approx(800e6, rel=0.15)
+    for m in ("iops", "lat_mean_s"):
+        errs = _held(res, m)
+        assert len(errs) == 12
+        assert sum(errs) / len(errs) <= 5.0, (m, errs)
+        assert max(errs) <= 12.0, (m, errs)
+    # sizes between the fitted ones are interpolations, not flagged as extrapolations
+    assert not any(p["extrapolated"] for p in res.points)
+
+
+def test_a_model_without_a_size_term_refuses_several_sizes_in_one_line():
+    curve = _generic_sweep()
+    assert not MODELS["hdd"].size_params
+    with pytest.raises(SpecError, match="mix workloads") as exc:
+        fit(curve, model="hdd", holdout={"bs": ["8k", "16k"]}, verify=False)
+    assert "\n" not in str(exc.value)
+
+
+def test_holdout_sizes_are_read_as_sizes_or_refused():
+    curve = _generic_sweep()
+    with pytest.raises(SpecError, match=r"holdout bs=4x: expected a size"):
+        fit(curve, model="generic", holdout={"bs": ["4x"]}, verify=False)
+    with pytest.raises(SpecError, match="matches no point"):
+        fit(curve, model="generic", holdout={"workload.bs": ["3k"]}, verify=False)
+
+
+def test_measured_kvm_block_sizes_regression_guard():
+    """The KVM virtio disk, random reads 4k..1m at QD 1 and 16, trained on 4k, 64k and 1m
+    (both depths), the other six sizes predicted, ``--model auto`` as ``iosim validate`` runs
+    it. Measured on this code: held-out IOPS MAPE 16.8 %, mean latency 29.7 % (the data's own
+    run-to-run IOPS spread is 21 %, and runs 2 and 3 differ from run 1 by 28 % on these points:
+    README.md). The bars (22 %, 35 %) are those measured errors plus about 5 points, a
+    regression guard, not a bar the fit was made to clear."""
+    curve = load_curve(sorted(DATA.glob("randread-*.json")))
+    held = [b for b in SIZES if b not in TRAIN]
+    res = fit(curve, model="auto", holdout={"bs": held})
+    errs_i, errs_l = _held(res, "iops"), _held(res, "lat_mean_s")
+    assert len(errs_i) == 12
+    assert sum(errs_i) / len(errs_i) <= 22.0
+    assert sum(errs_l) / len(errs_l) <= 35.0
+
+
+def test_measured_kvm_rw_mix_regression_guard():
+    """The KVM disk's 4k randrw at QD 16, trained on 100, 50 and 0 % reads, 70 and 30
+    predicted. Families with a service per direction fit it (ssd: die read and write times;
+    cloud: read and write budgets); generic has one service time and refuses in one line.
+    Measured on this code: auto picks ssd, held-out IOPS and mean-latency MAPE 3.0 % each;
+    the bars (6 %) add 3 points, a regression guard (runs 2 and 3 of the same sweep differ
+    from run 1 by 33 % in IOPS on these points: README.md)."""
+    curve = load_curve(sorted(DATA.glob("randrw-*.json")))
+    ho = {"rwmixread": [70, 30]}
+    with pytest.raises(SpecError, match="the generic model has one service time"):
+        fit(curve, model="generic", holdout=ho, verify=False)
+    res = fit(curve, model="auto", holdout=ho)
+    assert res.model in ("ssd", "cloud")
+    for m in ("iops", "lat_mean_s"):
+        errs = _held(res, m)
+        assert len(errs) == 2
+        assert sum(errs) / len(errs) <= 6.0, (m, errs)
+
+
+def _sweep(stack, sizes, depths, seed0: int) -> Curve:
+    pts = []
+    for i, (qd, bs) in enumerate((qd, bs) for qd in depths for bs in sizes):
+        wl = Workload(rw="randread", iodepth=qd, numjobs=1, block_size_bytes=bs)
+        r = simulate(stack, wl, ios=3000, seed=seed0 + i)
+        r.params.update({"iodepth": qd, "numjobs": 1, "rw": "randread", "block_size_bytes": bs})
+        pts.append(r)
+    return Curve(pts, x="block_size_bytes")
+
+
+def _held_mape(res, metric: str) -> float:
+    errs = _held(res, metric)
+    return sum(errs) / len(errs)
+
+
+def test_cloud_and_ssd_carry_the_size_through_their_own_terms():
+    # bars set before the first run: held-out IOPS and mean-latency MAPE <= 8 % (both
+    # families are polished by simulation; the surrogate approximates the bucket's pacing).
+    # The SSD's 256 KiB pages stripe a 512k or 1m request over 2 or 4 dies; the first
+    # surrogate had one die visit per request and missed by 17 / 13 %, and now has the
+    # striping (K / p groups of dies; measured on this code: cloud 0.2 / 0.2 %, ssd
+    # 1.8 / 1.8 %)
+    cloud = _build_stack(MODELS["cloud"].stack(), {
+        "device.latency_s": 300e-6, "device.media_rate_Bps": 400e6,
+        "device.bandwidth_limit_Bps": 300e6, "device.iops_limit": 20000.0})
+    curve = _sweep(cloud, SIZES, (1, 16), 700)
+    res = fit(curve, model="cloud", percentiles=False, ios=3000,
+              holdout={"bs": [b for b in SIZES if b not in TRAIN]})
+    assert {"device.media_rate_Bps", "device.bandwidth_limit_Bps"} <= set(res.params)
+    assert _held_mape(res, "iops") <= 8.0 and _held_mape(res, "lat_mean_s") <= 8.0
+    ssd = _build_stack(MODELS["ssd"].stack(), {
+        "device.dies": 8, "device.die_service_s": 60e-6, "device.channel_rate_Bps": 800e6,
+        "device.controller_overhead_s": 10e-6})
+    curve = _sweep(ssd, SIZES, (1, 16), 800)
+    res = fit(curve, model="ssd", percentiles=False, ios=3000,
+              holdout={"bs": [b for b in SIZES if b not in TRAIN]})
+    assert "device.channel_rate_Bps" in res.params
+    assert _held_mape(res, "iops") <= 8.0 and _held_mape(res, "lat_mean_s") <= 8.0
+
+
+def test_predicting_a_size_between_the_fitted_ones_is_no_extrapolation():
+    curve = _generic_sweep()
+    res = fit(curve, model="generic", holdout={"bs": ["8k", "16k"]}, verify=False)
+    inside = res.predict(Workload(rw="randread", iodepth=8, block_size_bytes=24576), ios=500)
+    assert not inside.extra.get("warnings")
+    outside = res.predict(Workload(rw="randread", iodepth=8, block_size_bytes=2**21), ios=500)
+    assert any("extrapolates from the fitted workload" in w for w in outside.extra["warnings"])
