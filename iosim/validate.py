@@ -39,6 +39,7 @@ from .results import Results
 from .simulate import simulate
 from .spec import SpecError
 from .units import format_time
+from .validate_traces import TRACE_ROWS, TraceRowResult, run_trace_row, trace_markdown
 from .workload import Workload
 
 __all__ = [
@@ -680,6 +681,7 @@ class Report:
     fits: list[FitRowResult]
     command: str = "iosim validate -o docs/validation.md"
     repeats: tuple[float, int] | None = None
+    traces: list[TraceRowResult] = field(default_factory=list)
 
     def to_markdown(self) -> str:
         out = [
@@ -712,6 +714,8 @@ class Report:
         ]
         out += self._reproduction_summary()
         out += self._fit_summary()
+        if self.traces:
+            out += trace_markdown(self.traces)
         out += self._reproduction_details()
         out += self._fit_details()
         return "\n".join(out).rstrip() + "\n"
@@ -881,7 +885,8 @@ def run(*, model: str = DEFAULT_MODEL, only: Sequence[str] | None = None, quick:
         progress: Callable[[str], None] | None = None) -> Report:
     """Every reproduction and every fit row (or those named in ``only``: reproduction keys
     such as ``E10-ssd`` and fit-set names such as ``mx200``)."""
-    names = {r.key for r in REPRODUCTIONS} | {f.name for f in FIT_SETS}
+    names = ({r.key for r in REPRODUCTIONS} | {f.name for f in FIT_SETS}
+             | {t.key for t in TRACE_ROWS})
     if only:
         unknown = sorted(set(only) - names)
         if unknown:
@@ -900,13 +905,20 @@ def run(*, model: str = DEFAULT_MODEL, only: Sequence[str] | None = None, quick:
         if progress:
             progress(fs.name)
         frs.append(run_fit_set(fs, model=model, data=data, corpus=corpus, quick=quick))
+    trs = []
+    for row in TRACE_ROWS if fits else ():
+        if only and row.key not in only:
+            continue
+        if progress:
+            progress(row.key)
+        trs.append(run_trace_row(row, corpus.parent / "blocktraces"))
     repeats = corpus_repeat_spread(corpus) if fits else None
     command = "iosim validate -o docs/validation.md"
     if only:
         command = f"iosim validate --only {','.join(only)}"
     if model != DEFAULT_MODEL:
         command += f" --model {model}"
-    return Report(model, quick, reps, frs, command=command, repeats=repeats)
+    return Report(model, quick, reps, frs, command=command, repeats=repeats, traces=trs)
 
 
 def run_cli(output: str | None, *, model: str = DEFAULT_MODEL, only: Sequence[str] | None = None,
