@@ -281,7 +281,8 @@ class HddDevice(DeviceFamily, Spec):
                  "one head (one unit) with a mean positioning + transfer time, plus the host gap",
                  ("host.overhead", "device.service"),
                  fit_base({"kind": "generic", "units": 1, "service": "exp:8ms"}, "fit-hdd"),
-                 {"device.service": (1e-4, 0.2)}),
+                 {"device.service": (1e-4, 0.2)},
+                 size_params=("device.media_rate_Bps",)),
         FitModel("hdd-ncq",
                  "the HDD family (a drive's geometry and seek curve) reordering its queue "
                  "shortest positioning time first; fitted by simulation: the seek, the host "
@@ -290,7 +291,7 @@ class HddDevice(DeviceFamily, Spec):
                  fit_base({"kind": "hdd", **NCQ_DISK}, "fit-hdd-ncq", hba_queue_depth=32),
                  {"host.overhead": (0.0, 0.02)},
                  simulated=True, sim_ios=2000,  # the fast engine runs the disk: ms a point
-                 auto="milliseconds"),
+                 auto="milliseconds", size_params=hdd_fit.DISK_SIZE_PARAMS),
     )
 
     capacity_bytes: float = fld(1000e9, "size")

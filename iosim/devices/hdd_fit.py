@@ -25,8 +25,8 @@ from collections.abc import Mapping
 
 from .base import FitParameter
 
-__all__ = ["DISK_FIT_PARAMETERS", "DISK_FIT_PARAMS", "RPM_CHOICES", "fit_floor_s",
-           "fit_overrides", "fit_starts", "typical_seek_s"]
+__all__ = ["DISK_FIT_PARAMETERS", "DISK_FIT_PARAMS", "DISK_SIZE_PARAMS", "RPM_CHOICES",
+           "fit_floor_s", "fit_overrides", "fit_starts", "typical_seek_s"]
 
 #: the standard spindle speeds (the catalogue's HDD classes: 2.5-inch laptop drives, desktop
 #: and nearline drives, enterprise 10k and 15k drives)
@@ -41,10 +41,16 @@ DISK_FIT_PARAMETERS = (
                  "rotational wait; with the seek it sets what reordering the queue gains); the "
                  "seek and the host gap are fitted at each and the data choose",
                  choices=RPM_CHOICES),
+    FitParameter("device.media_rate_od_Bps", 10e6, 600e6, True, False, "B/s",
+                 "a disk's media rate in its outer zone; the inner zone's keeps its ratio to "
+                 "it (fitted when the fitted points' block sizes differ: the transfer term)"),
 )
 
 #: the parameters the ``hdd-ncq`` and ``raid`` models fit by default
 DISK_FIT_PARAMS = ("host.overhead", "device.avg_seek_s", "device.rpm")
+
+#: the terms of a disk that grow with the request's size (``FitModel.size_params``)
+DISK_SIZE_PARAMS = ("device.media_rate_od_Bps",)
 
 #: the seek curve's figures, scaled together
 _SEEK_FIGURES = ("avg_seek_s", "track_to_track_s", "full_stroke_s")
@@ -77,6 +83,11 @@ def fit_overrides(disk, values: Mapping[str, float], at: str) -> dict:
     if seek is not None:
         k = seek / disk.avg_seek_s  # the seek curve keeps its shape
         out.update({f"{at}.{f}": getattr(disk, f) * k for f in _SEEK_FIGURES})
+    rate = values.get("device.media_rate_od_Bps")
+    if rate is not None:  # the zones keep their ratio
+        out[f"{at}.media_rate_od_Bps"] = float(rate)
+        out[f"{at}.media_rate_id_Bps"] = float(rate) * disk.media_rate_id_Bps \
+            / disk.media_rate_od_Bps
     return out
 
 

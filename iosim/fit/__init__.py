@@ -199,14 +199,19 @@ def _fit_raid_members(curve, kwargs: dict) -> FitResult:
     search = {**kwargs, "verify": False, "params": held,
               "bounds": {k: v for k, v in (kwargs["bounds"] or {}).items() if k in held}}
     got: dict[int, FitResult] = {}
+    why: dict[str, None] = {}  # the reasons counts failed, in order
     for n in RAID_MEMBER_COUNTS:
         base = MODELS["raid"].stack().with_(**{"device.members": n})
         try:
             got[n] = fit(curve, model="raid", base_stack=base, **search)
-        except SpecError:
+        except SpecError as e:
+            why[str(e)] = None
             continue
     if not got:
-        raise SpecError(f"fit: raid: no member count of {RAID_MEMBER_COUNTS} could be fitted")
+        if len(why) == 1:  # the input's fault, whatever the count: say it as it is
+            raise SpecError(next(iter(why)))
+        raise SpecError(f"fit: raid: no member count of {RAID_MEMBER_COUNTS} could be fitted "
+                        f"(first reason: {next(iter(why), 'none')})")
     best = min(got, key=lambda n: got[n].surrogate_rms)
     base = MODELS["raid"].stack().with_(**{"device.members": best})
     res = fit(curve, model="raid", base_stack=base, **kwargs) \
@@ -432,11 +437,6 @@ def fit(
     train = [p for p in pts if p.index not in held]
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
-    if model == "raid" and base_stack is None:  # the members and the level from the input
-        base = raid_base(base, train, family_notes)
-    if mdl.simulated and base_stack is None:  # a disk's seeks: over the whole raw device
-        pts = whole_device_span(pts, base, family_notes)
-        train = [p for p in pts if p.index not in held]
     warnings: list[str] = list(point_notes)
     if params is None and sizes_differ(train):
         # several block sizes: the family's terms that grow with the size are fitted too
@@ -446,6 +446,11 @@ def fit(
                             "device.die_read_s", "device.die_write_s",
                             "device.read_iops_limit", "device.write_iops_limit")),
                         by_size=any(n in names for n in SIZE_TERMS), model=model)
+    if model == "raid" and base_stack is None:  # the members and the level from the input
+        base = raid_base(base, train, family_notes)
+    if mdl.simulated and base_stack is None:  # a disk's seeks: over the whole raw device
+        pts = whole_device_span(pts, base, family_notes)
+        train = [p for p in pts if p.index not in held]
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
                         f"{model} model simulates the device family itself")
@@ -656,9 +661,10 @@ def _diagnose(model: str, names: list[str], values: dict[str, float], base: Stac
 SHAPES = ("lognormal", "measured")
 
 #: the parameters that make a model's service grow with the block size (a transfer rate per
-#: unit, a bytes/s cap): with one of them fitted, points of several sizes share one fit
-SIZE_TERMS = ("device.media_rate_Bps", "device.channel_rate_Bps",
-              "device.bandwidth_limit_Bps", "link.bandwidth_Bps", "device.host_interface_Bps")
+#: unit, a bytes/s cap; every family's ``FitModel.size_params``, and the SSD's host link):
+#: with one of them fitted, points of several sizes share one fit
+SIZE_TERMS = tuple(dict.fromkeys(
+    [n for m in MODELS.values() for n in m.size_params] + ["device.host_interface_Bps"]))
 
 
 # -- the command line ----------------------------------------------------------------------
