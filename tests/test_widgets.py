@@ -262,3 +262,14 @@ def test_theory_line_only_where_it_bounds_the_model():
     assert ex.curve.df["iops"].iloc[-1] > 1.2 * bound.y[-1]  # why it was dropped
     ex.controls["scheduler"].value = "fifo"
     assert trace(ex.figure, "IOPS (theory)").y[-1] == pytest.approx(bound.y[-1])
+
+
+def test_thread_axis_ticks_whole_numbers(lun):
+    """At 2 threads plotly alone would tick 1, 1.2, 1.4 ... jobs: the explorer steps by one;
+    at 30 it leaves plotly's own (whole) step, also after an in-place update."""
+    stack, wl = lun
+    ex = widgets.explore(stack, wl, controls=("threads",), threads=2, ios=IOS)
+    axis = ex.figure.layout.xaxis2
+    assert (axis.tickmode, axis.tick0, axis.dtick) == ("linear", 0, 1)
+    ex.controls["threads"].value = 30
+    assert ex.figure.layout.xaxis2.tickmode == "auto"
