@@ -9,7 +9,9 @@ The explorers are built exactly as the notebooks build them (same stacks, contro
 defaults; I/Os per point as a reader gets them, IOSIM_FAST unset). A move sets the threads
 slider, which re-simulates every point of the curve, the way a reader's drag does; the figure
 is built but not drawn (the browser's own drawing is not counted). The same moves run once
-before timing, so compilation and caches are warm. Goal (issue 12): <= 0.5 s a move.
+before timing, so compilation and caches are warm. Goal (issue 12): <= 0.5 s a move. The
+same moves measured in a real browser, drawing included: ``tests/test_browser.py -k "04 or 05"
+-s`` (printed, and written to test-artifacts/browser/timings.txt).
 """
 
 from __future__ import annotations

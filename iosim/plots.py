@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from . import labels
-from .plotstyle import log_axis, nice_step, tick_text
+from .plotstyle import count_axis, log_axis, nice_step, tick_text
 from .results import Curve, Results
 
 __all__ = [
@@ -381,6 +381,8 @@ def iops_latency(
     fig.update_yaxes(title_text="Mean latency (ms)", rangemode="tozero", row=2, col=1)
     if log_x:
         log_axis(fig, "x")
+    else:
+        count_axis(fig, xs)
     return _hide_covered(fig)
 
 
@@ -405,9 +407,11 @@ def compare_curves(
     lat_title = labels.title(lat_col)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06)
     xlabel = ""
+    all_x: list[float] = []
     for i, (label, curve) in enumerate(curves.items()):
         df = _frame(curve)
         xs, xlabel = x_values(curve, x)
+        all_x.extend(xs)
         color = palette[i % len(palette)]
         measured = "engine" in df and df["engine"].isna().all()
         y_top = _col(df, "bandwidth_Bps", 1 / MIB) if bandwidth else _col(df, "iops")
@@ -437,6 +441,8 @@ def compare_curves(
     fig.update_yaxes(title_text=lat_title, rangemode="tozero", row=2, col=1)
     if log_x:
         log_axis(fig, "x")
+    else:
+        count_axis(fig, all_x)
     return fig
 
 
@@ -737,6 +743,8 @@ def utilisation(
         tr.cliponaxis = False
     if log_x:
         log_axis(fig, "x")
+    else:
+        count_axis(fig, xs)
     return _hide_covered(fig)
 
 

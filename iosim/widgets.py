@@ -48,6 +48,7 @@ __all__ = [
     "compare",
     "explore",
     "applicable_controls",
+    "bound_holds",
     "explore_curve",
     "thread_counts",
     "fast_mode",
@@ -256,6 +257,20 @@ def explore_curve(
     return Curve(points, x="workload.numjobs")
 
 
+def bound_holds(theory, curve: Curve) -> bool:
+    """True when no simulated point's IOPS lies above the theory line (a table from
+    :func:`iosim.plots.bounds`, point for point with ``curve``) by more than its 95 % CI and
+    1 %. The line bounds IOPS with the device's mean service time over the whole device in
+    arrival order; a disk that reorders its queue (SPTF) or is short-stroked beats it, and a
+    "bound" the model beats would mislead, so the explorer leaves it out."""
+    iops = curve.df["iops"].to_numpy(dtype=float)
+    ci = curve.df["iops_ci95"].fillna(0.0).to_numpy(dtype=float)
+    bound = theory["iops"].to_numpy(dtype=float)
+    if len(bound) != len(iops):
+        return False
+    return bool(((iops - ci) <= bound * 1.01).all())
+
+
 def update_figure(widget: go.FigureWidget, fig: go.Figure) -> None:
     """Copy ``fig`` into ``widget`` in place: trace by trace when the traces line up (the
     front end then animates nothing and keeps zoom), otherwise by replacing them."""
@@ -315,6 +330,7 @@ class Explorer(W.VBox):
         self.show_theory = theory
         self.curve: Curve | None = None
         self.error: str | None = None
+        self.theory_dropped = False  # the last theory line was beaten by the model
         unknown = [c for c in controls if c not in CONTROLS]
         if unknown:
             raise ValueError(f"unknown control(s) {unknown}; choose from {', '.join(CONTROLS)}")
@@ -481,6 +497,9 @@ class Explorer(W.VBox):
                 theory = plots.bounds(stack, wl, thread_counts(self.threads, self.spacing))
             except (AttributeError, TypeError, ValueError):
                 theory = None
+        self.theory_dropped = theory is not None and not bound_holds(theory, curve)
+        if self.theory_dropped:
+            theory = None
         paths = stack.multipath.paths
         failed = len({ev.path for ev in stack.multipath.failures})
         title = (
@@ -512,6 +531,11 @@ class Explorer(W.VBox):
             f"{self.threads * self._model[1].iodepth} &middot; "
             f"effective queue depth {live} &middot; engine {last.engine}"
         )
+        if self.theory_dropped:
+            self.status.value += (
+                " &middot; no theory line: the model beats the bound of its mean service time"
+                " (the device reorders its queue, or the span is short)"
+            )
 
     def update(self) -> None:
         """Re-simulate with the current controls and redraw in place."""
@@ -568,7 +592,9 @@ def explore(
     applies to the device, see :func:`applicable_controls`); ``threads`` is the first
     value of the threads slider (or the fixed N without it). Every change re-simulates
     (``ios`` measured I/Os per point, default :func:`ios` (3000)) and redraws IOPS and host and
-    device latency in place, with the bounds of :func:`iosim.plots.bounds` as the theory line;
+    device latency in place, with the bounds of :func:`iosim.plots.bounds` as the theory line
+    (left out, with a note in the status line, where the model beats it: see
+    :func:`bound_holds`);
     ``show_stack`` adds the stack diagram at the last point. ``presets`` lists the device
     presets offered (default: all). ``spacing="log"`` simulates 1, 2, 4, ... N threads instead
     of every count (deep queues: SSDs, cloud volumes).

@@ -1,5 +1,10 @@
-"""Real browser: JupyterLab in headless Chromium runs notebooks 00 and 02, a slider is moved,
-and the plotted data must change to exactly what the model gives for the new setting.
+"""Real browser: JupyterLab in headless Chromium runs notebooks 00, 02, 04 and 05, a slider is
+moved, and the plotted data must change to exactly what the model gives for the new setting.
+
+Notebooks 04 (the disk) and 05 (RAID) run as a reader runs them (``IOSIM_FAST`` off: the
+explorer's 3,000 measured I/Os a point); the seconds from each key press or click to the redrawn
+figure are printed and written to test-artifacts/browser/timings.txt (no bound asserted: timing
+goals live in benchmarks/, see benchmarks/widgets.py).
 
 Needs Debian's Chromium (``apt-get install -y chromium``) and the playwright Python package;
 skipped with the reason otherwise. Screenshots go to test-artifacts/browser/.
@@ -20,6 +25,8 @@ pytestmark = [
 ]
 
 NOTEBOOKS = ["00_start_here.ipynb", "02_hba_queue_depth_wall.ipynb"]
+READER_NOTEBOOKS = ["04_the_spinning_disk.ipynb", "05_raid.ipynb"]
+READER_IOS = 3000  # explore()'s measured I/Os a point with IOSIM_FAST off
 EXPLORER = ".iosim-explore"
 IOPS = "IOPS (simulated)"
 HOST = "host latency (simulated)"
@@ -62,6 +69,16 @@ def server(tmp_path_factory, fast_env):
 
 
 @pytest.fixture(scope="module")
+def reader_server(tmp_path_factory):
+    """Notebooks 04 and 05 as a reader runs them: IOSIM_FAST off (explicitly, whatever the
+    environment of the test process says)."""
+    with lab.lab_server(
+        tmp_path_factory.mktemp("lab-reader"), READER_NOTEBOOKS, env_extra={"IOSIM_FAST": "0"}
+    ) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 
@@ -89,6 +106,7 @@ def page(browser):
 @pytest.fixture(scope="module")
 def shots():
     lab.ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (lab.ARTIFACTS / "timings.txt").unlink(missing_ok=True)  # this run's moves only
     return lab.ARTIFACTS
 
 
@@ -165,6 +183,144 @@ def test_02_hba_queue_depth_slider_moves_the_wall(page, server, shots):
     assert np.allclose(device["y"], 0.46, rtol=0.02)
     assert after["path"] != before["path"]
     explorer.screenshot(path=shots / "02_hba_qd_after.png")
+    assert not page.errors, page.errors
+
+
+def report_time(shots, what: str, seconds: float) -> None:
+    """Print a measured move and append it to test-artifacts/browser/timings.txt."""
+    import os
+
+    line = f"{what}: {seconds:.2f} s (load average {os.getloadavg()[0]:.2f})"
+    print(line)
+    with open(shots / "timings.txt", "a") as fh:
+        fh.write(line + "\n")
+
+
+def hdd_explorer_curve(threads: int, scheduler: str):
+    """Notebook 04's explorer (hdd-7200, log-spaced threads), run in this process."""
+    from iosim import presets, widgets
+
+    stack, wl = presets.load("hdd-7200")
+    s, w = widgets.model(stack, wl, {"scheduler": scheduler, "span": wl.span_bytes})
+    counts = widgets.thread_counts(threads, "log")
+    return widgets.explore_curve(s, w, counts, ios=READER_IOS)
+
+
+def raid_explorer_curve(threads: int, level: str):
+    """Notebook 05's explorer (a RAID of six FIFO hdd-7200, no caches), run in this process."""
+    import iosim
+    from iosim import presets, widgets
+
+    e8_stack, e8_wl = presets.load("raid0-12x-hdd-wbc")
+    member = {**presets.load("hdd-7200")[0].device.to_dict(), "scheduler": "fifo"}
+    plain = e8_stack.with_(**{
+        "device.member": member, "device.members": 6, "device.write_cache_bytes": 0,
+        "device.controller_overhead_s": 0, "device.coalesce_count": 1,
+        "device.coalesce_timeout_s": 0,
+    })
+    plain = iosim.Stack.from_dict({**plain.to_dict(), "name": "6 x hdd-7200, no cache"})
+    settings = {"level": level, "members": 6, "read_pct": 0, "cache": False}
+    s, w = widgets.model(plain, e8_wl, settings)
+    counts = widgets.thread_counts(threads, "log")
+    return widgets.explore_curve(s, w, counts, ios=READER_IOS)
+
+
+def assert_curve(trace: dict, curve) -> None:
+    assert trace["x"] == curve.df["numjobs"].tolist()
+    assert trace["y"] == pytest.approx(curve.df["iops"].tolist(), rel=1e-9)
+
+
+def test_04_threads_on_an_sptf_disk_raise_iops(page, reader_server, shots):
+    """Notebook 04: 8 -> 32 outstanding reads on a 7,200 rpm SPTF disk. More choice among the
+    queue shortens the mean positioning time, so IOPS rise beyond their 95 % CIs; with FIFO the
+    same 32 threads give a flat curve at the disk's 1 / S."""
+    lab.open_and_run_all(page, reader_server, READER_NOTEBOOKS[0])
+    before = lab.wait_trace(page, EXPLORER, IOPS, 4, "threads 1..8")
+    assert_curve(before, hdd_explorer_curve(8, "sptf"))
+    explorer = page.locator(EXPLORER).first
+    explorer.scroll_into_view_if_needed()
+    explorer.screenshot(path=shots / "04_disk_before.png")
+
+    # threads 8 -> 32 (End: the slider's maximum), one move
+    after, took = lab.timed(
+        lambda: lab.press_slider(page, EXPLORER, "threads", "End", 1),
+        lambda: lab.wait_trace(page, EXPLORER, IOPS, 6, "threads 1..32"),
+    )
+    report_time(shots, "notebook 04, threads 8 -> 32 (SPTF, 6 points)", took)
+    sptf = hdd_explorer_curve(32, "sptf")
+    assert_curve(after, sptf)
+    at8, at32 = sptf[3], sptf[5]
+    assert at32.iops - at32.iops_ci95 > at8.iops + at8.iops_ci95  # reordering pays
+    assert at32.iops > 1.3 * sptf[0].iops  # E5's NCQ disk: ~76 at QD 1, ~150 at QD 32
+    host = page.evaluate(lab.TRACE_JS, [EXPLORER, HOST])
+    assert host["y"] == pytest.approx((sptf.df["lat_mean_s"] * 1e3).tolist(), rel=1e-9)
+    # the FIFO bound (1 / mean service) is beaten by reordering: not drawn as "theory"
+    assert page.evaluate(lab.TRACE_JS, [EXPLORER, "IOPS (theory)"]) is None
+    assert "no theory line" in page.locator(f"{EXPLORER} .iosim-status").inner_text()
+    explorer.screenshot(path=shots / "04_disk_after.png")
+
+    # FIFO: the head serves in arrival order, queue depth buys only latency
+    fifo_trace, took = lab.timed(
+        lambda: lab.click_toggle(page, EXPLORER, "scheduler", "FIFO"),
+        lambda: lab.wait_changed(page, EXPLORER, IOPS, after),
+    )
+    report_time(shots, "notebook 04, scheduler SPTF -> FIFO (32 threads, 6 points)", took)
+    fifo = hdd_explorer_curve(32, "fifo")
+    assert_curve(fifo_trace, fifo)
+    one, deep = fifo[0], fifo[5]
+    assert abs(deep.iops - one.iops) < 2 * (deep.iops_ci95 + one.iops_ci95)
+    assert deep.lat_mean_s > 25 * one.lat_mean_s  # 32 in line, one service time each
+    bound = page.evaluate(lab.TRACE_JS, [EXPLORER, "IOPS (theory)"])
+    assert bound is not None and bound["y"][-1] == pytest.approx(deep.iops, rel=0.03)
+    explorer.screenshot(path=shots / "04_disk_fifo.png")
+    assert not page.errors, page.errors
+
+
+def test_05_raid_threads_16_to_64_and_level(page, reader_server, shots):
+    """Notebook 05: a RAID 5 of six FIFO disks under random writes, 16 -> 64 writers. The
+    members are nearly saturated, so IOPS rise little and the host latency grows as Little's
+    law says (64 outstanding / IOPS); RAID 10 then costs two member writes a write instead of
+    four, so about twice the IOPS."""
+    lab.open_and_run_all(page, reader_server, READER_NOTEBOOKS[1])
+    before = lab.wait_trace(page, EXPLORER, IOPS, 5, "threads 1..16")
+    r16 = raid_explorer_curve(16, "5")
+    assert_curve(before, r16)
+    explorer = page.locator(EXPLORER).first
+    explorer.scroll_into_view_if_needed()
+    explorer.screenshot(path=shots / "05_raid_before.png")
+
+    # threads 16 -> 64 (End: the slider's maximum), one move
+    after, took = lab.timed(
+        lambda: lab.press_slider(page, EXPLORER, "threads", "End", 1),
+        lambda: lab.wait_trace(page, EXPLORER, IOPS, 7, "threads 1..64"),
+    )
+    report_time(shots, "notebook 05, threads 16 -> 64 (RAID 5, 7 points)", took)
+    r64 = raid_explorer_curve(64, "5")
+    assert_curve(after, r64)
+    at16, at64 = r64[4], r64[6]
+    # the members are nearly saturated at 16: four times the writers buy little throughput
+    # (the last idle gaps of the fork-join fill) and the rest is queueing, by Little's law
+    assert at64.iops > at16.iops - (at64.iops_ci95 + at16.iops_ci95)
+    assert at64.iops < 1.5 * at16.iops
+    assert at64.lat_mean_s == pytest.approx(64 / at64.iops, rel=0.05)
+    assert at64.lat_mean_s > 2.5 * at16.lat_mean_s
+    host = page.evaluate(lab.TRACE_JS, [EXPLORER, HOST])
+    assert host["y"] == pytest.approx((r64.df["lat_mean_s"] * 1e3).tolist(), rel=1e-9)
+    status = page.locator(f"{EXPLORER} .iosim-status")
+    status.filter(has_text="threads=64").wait_for(timeout=lab.UI_TIMEOUT_MS)
+    assert f"IOPS {at64.iops:,.0f}" in status.inner_text()
+    explorer.screenshot(path=shots / "05_raid_after.png")
+
+    # RAID 5 -> RAID 10: write penalty 4 -> 2
+    r10_trace, took = lab.timed(
+        lambda: lab.select_option(page, EXPLORER, "level", "RAID 10"),
+        lambda: lab.wait_changed(page, EXPLORER, IOPS, after),
+    )
+    report_time(shots, "notebook 05, RAID 5 -> RAID 10 (64 threads, 7 points)", took)
+    r10 = raid_explorer_curve(64, "10")
+    assert_curve(r10_trace, r10)
+    assert 1.6 < r10[6].iops / at64.iops < 2.4
+    explorer.screenshot(path=shots / "05_raid_10.png")
     assert not page.errors, page.errors
 
 

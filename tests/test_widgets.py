@@ -1,6 +1,7 @@
 """iosim.widgets: the controls map to the model, and the figure updates in place."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import iosim
@@ -242,3 +243,33 @@ def test_default_controls_follow_the_device(lun):
     assert "scheduler" in widgets.applicable_controls(presets.load("hdd-7200")[0])
     with pytest.raises(ValueError, match="do not apply"):
         widgets.explore(stack, wl, controls=("threads", "cache"), ios=200)
+
+
+def test_theory_line_only_where_it_bounds_the_model():
+    """hdd-7200's bound line uses the FIFO whole-disk mean service (76 IOPS): drawn for a FIFO
+    disk, which follows it; left out once SPTF reordering beats it, with a note saying why."""
+    hdd, wl = presets.load("hdd-7200")
+    fifo = hdd.with_(**{"device.scheduler": "fifo"})
+    ex = widgets.explore(fifo, wl, controls=("threads", "scheduler"), threads=16,
+                         max_threads=32, spacing="log", ios=IOS)
+    bound = trace(ex.figure, "IOPS (theory)")
+    np.testing.assert_allclose(bound.y, 1 / hdd.device.mean_service_s(4096), rtol=1e-9)
+    assert widgets.bound_holds(pd.DataFrame({"iops": bound.y}), ex.curve)
+    assert not ex.theory_dropped and "no theory line" not in ex.status.value
+    ex.controls["scheduler"].value = "sptf"
+    assert ex.theory_dropped and "no theory line" in ex.status.value
+    assert not [t for t in ex.figure.data if "theory" in t.name]
+    assert ex.curve.df["iops"].iloc[-1] > 1.2 * bound.y[-1]  # why it was dropped
+    ex.controls["scheduler"].value = "fifo"
+    assert trace(ex.figure, "IOPS (theory)").y[-1] == pytest.approx(bound.y[-1])
+
+
+def test_thread_axis_ticks_whole_numbers(lun):
+    """At 2 threads plotly alone would tick 1, 1.2, 1.4 ... jobs: the explorer steps by one;
+    at 30 it leaves plotly's own (whole) step, also after an in-place update."""
+    stack, wl = lun
+    ex = widgets.explore(stack, wl, controls=("threads",), threads=2, ios=IOS)
+    axis = ex.figure.layout.xaxis2
+    assert (axis.tickmode, axis.tick0, axis.dtick) == ("linear", 0, 1)
+    ex.controls["threads"].value = 30
+    assert ex.figure.layout.xaxis2.tickmode == "auto"

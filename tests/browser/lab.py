@@ -202,3 +202,41 @@ def type_slider(page, scope: str, control: str, value: int) -> None:
     page.keyboard.press("Control+A")
     page.keyboard.type(str(value))
     page.keyboard.press("Enter")
+
+
+WAIT_Y_CHANGED_JS = """([scope, name, oldY]) => {
+  const gd = document.querySelector(scope + ' .js-plotly-plot.iosim-figure')
+          || document.querySelector(scope + ' .js-plotly-plot');
+  if (!gd || !gd.data) return false;
+  const t = gd.data.find(d => d.name === name);
+  if (!t || !t.y) return false;
+  const y = Array.from(t.y);
+  return y.length !== oldY.length || y.some((v, i) => v !== oldY[i]);
+}"""
+
+
+def wait_changed(page, scope: str, name: str, old: dict) -> dict:
+    """Wait until the trace ``name`` in ``scope`` no longer plots ``old['y']``; return it."""
+    page.wait_for_function(WAIT_Y_CHANGED_JS, arg=[scope, name, old["y"]], timeout=UI_TIMEOUT_MS)
+    return page.evaluate(TRACE_JS, [scope, name])
+
+
+def timed(action, wait) -> tuple[dict, float]:
+    """Run ``action()`` (a key press, a click) and then ``wait()`` (until the figure shows the
+    new data); return what ``wait`` returned and the wall seconds from the action's start: what
+    a reader waits for after letting go of a slider (kernel round trip, simulation, figure
+    update and plotly's redraw; Playwright's own round trips add a few milliseconds)."""
+    t0 = time.perf_counter()
+    action()
+    out = wait()
+    return out, time.perf_counter() - t0
+
+
+def select_option(page, scope: str, control: str, label: str) -> None:
+    """Choose the option shown as ``label`` in a Dropdown control."""
+    page.locator(f"{scope} .iosim-{control} select").select_option(label=label)
+
+
+def click_toggle(page, scope: str, control: str, label: str) -> None:
+    """Click the button labelled ``label`` of a ToggleButtons control."""
+    page.locator(f"{scope} .iosim-{control} button", has_text=label).click()
