@@ -134,6 +134,11 @@ def _norm(name: str) -> str:
     return " ".join(name.lower().split())
 
 
+def _is_source(tok: str) -> bool:
+    """``source FILE`` (or a bare ``source``, an error reported by the caller)."""
+    return tok.lower() == "source" or tok.lower().startswith(("source ", "source\t"))
+
+
 _TOKEN = re.compile(r"[{}\[\],=]|[^{}\[\],=\n]+")
 
 
@@ -208,8 +213,8 @@ class _Parser:
             if tok in "{}[],=":
                 self.fail(line, f"unexpected {tok!r} at the top level (expected 'TYPE NAME {{', "
                           "'source FILE', 'instantiate' or 'topology')")
-            if tok.lower().startswith("source "):
-                blocks.extend(self.source(tok[7:], line))
+            if _is_source(tok):
+                blocks.extend(self.source(tok[6:], line))
             elif self.peek() == "{":
                 self.i += 1
                 words = tok.split(None, 1)
@@ -251,8 +256,8 @@ class _Parser:
             return self.list_(vline, depth)
         if tok in "}],=":
             self.fail(vline, f"expected a value for parameter {name!r} (got {tok!r})")
-        if tok.lower().startswith("source "):
-            found = self.source(tok[7:], vline)
+        if _is_source(tok):
+            found = self.source(tok[6:], vline)
             if len(found) != 1:
                 self.fail(vline, f"{name}: the sourced file must define exactly one block "
                           f"(found {len(found)})")
