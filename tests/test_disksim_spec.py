@@ -275,3 +275,31 @@ def test_a_source_loop_is_refused(tmp_path):
     (tmp_path / "a.parv").write_text("source a.parv\n")
     with pytest.raises(TraceFormatError, match="nested more than 16 files deep"):
         import_disksim_drive(tmp_path / "a.parv")
+
+
+def test_the_instantiated_disk_is_the_one_read_and_counts_must_be_whole(tmp_path):
+    _tiny(tmp_path)
+    parv = tmp_path / "two.parv"
+    parv.write_text("source tiny.diskspecs\n"
+                    "disksim_disk OTHER { Model = source tiny.model, Max queue length = 9 }\n"
+                    "instantiate [ disk0 ] as OTHER\n"
+                    "topology disksim_iodriver driver0 [ disksim_bus bus0 [ disksim_disk disk0 "
+                    "[] ] ]\n")
+    assert import_disksim_drive(parv).stack.device.queue_depth == 9
+    model = tmp_path / "tiny.model"
+    model.write_text(model.read_text().replace("surfaces = 2", "surfaces = 2.5"))
+    with pytest.raises(TraceFormatError, match=r"tiny\.model:2: Number of data surfaces must be "
+                       r"a whole number \(got '2\.5'\)"):
+        import_disksim_drive(parv)
+
+
+def test_stack_option_takes_a_description_by_its_extension(tmp_path, capsys):
+    path = _tiny(tmp_path)
+    trace = tmp_path / "t.trace"
+    trace.write_text("".join(f"R 0 {i * 977} 8 5000.0 1000.0\n" for i in range(50)))
+    runs = []
+    for flag in ("--drive", "--stack"):
+        assert main(["replay", str(trace), "--format", "disksim-validate", flag, str(path),
+                     "--compare", "--json"]) == 0
+        runs.append(capsys.readouterr().out)
+    assert runs[0] == runs[1] and '"demerit_s"' in runs[0]

@@ -181,6 +181,7 @@ class _Parser:
         self.path, self.depth = path, depth
         self.toks = _tokens(_read_text(path, ref, "source file" if ref else "drive description"))
         self.i = 0
+        self.instantiated: list[str] = []  # "instantiate [ ... ] as NAME": the NAMEs
 
     def fail(self, line: int | None, reason: str):
         raise TraceFormatError(self.path, line, reason)
@@ -198,12 +199,17 @@ class _Parser:
         self.i += 1
         return tok
 
-    def source(self, arg: str, line: int) -> list[Block]:
+    def source(self, arg: str, line: int, instantiated: list[str] | None = None
+               ) -> list[Block]:
         name = arg.strip()
         if not name:
             self.fail(line, "'source' needs a file name")
         target = Path(name) if Path(name).is_absolute() else self.path.parent / name
-        return _Parser(target, self.depth + 1, (self.path, line)).top()
+        sub = _Parser(target, self.depth + 1, (self.path, line))
+        blocks = sub.top()
+        if instantiated is not None:
+            instantiated.extend(sub.instantiated)
+        return blocks
 
     # top level ---------------------------------------------------------------------------
     def top(self) -> list[Block]:
@@ -214,15 +220,18 @@ class _Parser:
                 self.fail(line, f"unexpected {tok!r} at the top level (expected 'TYPE NAME {{', "
                           "'source FILE', 'instantiate' or 'topology')")
             if _is_source(tok):
-                blocks.extend(self.source(tok[6:], line))
+                blocks.extend(self.source(tok[6:], line, self.instantiated))
             elif self.peek() == "{":
                 self.i += 1
                 words = tok.split(None, 1)
                 blocks.append(self.block(words[0], words[1] if len(words) > 1 else "", line, 0))
             elif self.peek() == "[":
                 self.i += 1
-                self.list_(line, 0)  # instantiate [ ... ] as X / topology ...: not needed
-            # other words ("as NAME" after an instantiate list) carry nothing iosim reads
+                self.list_(line, 0)  # the instance names and the topology: not needed
+                nxt = self.peek()
+                if tok.lower() == "instantiate" and nxt and nxt.lower().startswith("as "):
+                    self.instantiated.append(nxt[3:].strip())
+            # other words ("as NAME" after an instantiate list) are read above
         return blocks
 
     def block(self, type_: str, name: str, opened: int, depth: int) -> Block:
@@ -301,6 +310,14 @@ class _Parser:
 # ---------------------------------------------------------------------------------------------
 
 
+def _integer(b: Block, name: str, default: float | None = None, *, minimum: float = 0.0) -> int:
+    x = _number(b, name, default, minimum=minimum)
+    if not x.is_integer():
+        path, line = b.where(name)
+        raise TraceFormatError(path, line, f"{name} must be a whole number (got {b.get(name)!r})")
+    return int(x)
+
+
 def _number(b: Block, name: str, default: float | None = None, *, minimum: float = 0.0) -> float:
     v = b.get(name)
     path, line = b.where(name)
@@ -373,13 +390,19 @@ class DiskSimDrive:
     source: str
 
 
-def _find_disk(blocks: list[Block], path: Path) -> Block:
+def _find_disk(blocks: list[Block], instantiated: list[str], path: Path,
+               notes: list[str]) -> Block:
+    """The disk the configuration instantiates, else the only (or first) one defined."""
     disks = [b for b in blocks if b.type == "disksim_disk"]
     if not disks:
         kinds = sorted({b.type for b in blocks}) or ["none"]
         raise TraceFormatError(path, None, "no disksim_disk block (found: "
                                f"{', '.join(kinds)}); iosim reads DiskSim disk descriptions")
-    return disks[0]
+    used = [b for b in disks if b.name in instantiated] or disks
+    if len(used) > 1:
+        notes.append(f"{len(used)} disks described ({', '.join(b.name for b in used)}): iosim "
+                     f"replays on the first, {used[0].name}")
+    return used[0]
 
 
 def _read_seek_file(mech: Block) -> tuple[list[tuple[int, float]], Path]:
@@ -491,11 +514,11 @@ def _mechanics(model: Block, notes: list[str]) -> dict:
     if rpm <= 0:
         path, line = mech.where("Rotation speed (in rpms)")
         raise TraceFormatError(path, line, "Rotation speed (in rpms) must be > 0")
-    heads = int(_number(model, "Number of data surfaces", minimum=1))
-    ncyl = int(_number(model, "Number of cylinders", minimum=1))
-    blocks = _number(model, "Block count", minimum=1)
+    heads = _integer(model, "Number of data surfaces", minimum=1)
+    ncyl = _integer(model, "Number of cylinders", minimum=1)
+    blocks = _integer(model, "Block count", minimum=1)
     zones = _zones(layout)
-    bpt = [_number(z, "Blocks per track", minimum=1) for z in zones]
+    bpt = [_integer(z, "Blocks per track", minimum=1) for z in zones]
     od, id_ = bpt[0], bpt[-1]
     if id_ > od:
         path, line = zones[-1].where("Blocks per track")
@@ -540,7 +563,7 @@ def _scheduler(disk: Block, notes: list[str]) -> str:
     q = disk.get("Scheduler")
     if not isinstance(q, Block):
         return "fifo"
-    policy = int(_number(q, "Scheduling policy", 1.0, minimum=1))
+    policy = _integer(q, "Scheduling policy", 1.0, minimum=1)
     name = _POLICIES.get(policy)
     if name is None:
         path, line = q.where("Scheduling policy")
@@ -555,9 +578,9 @@ def _scheduler(disk: Block, notes: list[str]) -> str:
 
 def _cache(disk: Block, scale: float, notes: list[str]) -> dict:
     caching = _number(disk, "Enable caching in buffer", 1.0) != 0
-    fast = int(_number(disk, "Fast write level", 0.0))
-    wsegs = int(_number(disk, "Maximum number of write segments", 0.0))
-    segs = int(_number(disk, "Number of buffer segments", 1.0))
+    fast = _integer(disk, "Fast write level", 0.0)
+    wsegs = _integer(disk, "Maximum number of write segments", 0.0)
+    segs = _integer(disk, "Number of buffer segments", 1.0)
     seg_blocks = _number(disk, "Segment size (in blks)", 0.0)
     ra_blocks = _number(disk, "Maximum read-ahead (blks)", 0.0)
     entries = (wsegs or segs) if (caching and fast > 0) else 0
@@ -591,7 +614,7 @@ def _controller(disk: Block, notes: list[str]) -> dict:
                                 + ms("Read hit over. after write")) / 2,
         "write_cached_overhead_s": (ms("Write hit over. after read")
                                     + ms("Write hit over. after write")) / 2,
-        "queue_depth": max(1, int(_number(disk, "Max queue length", 1.0))),
+        "queue_depth": max(1, _integer(disk, "Max queue length", 1.0)),
         "scheduler": _scheduler(disk, notes),
     }
     dev.update(_cache(disk, scale, notes))
@@ -618,10 +641,11 @@ def _host_notes(blocks: list[Block]) -> list[str]:
 def disksim_drive_dict(path: str | Path) -> tuple[dict, list[str]]:
     """The stack as a TOML-like table (preset form) and the notes; see the module docs."""
     path = Path(path)
-    blocks = _Parser(path, 0, None).top()
-    disk = _find_disk(blocks, path)
-    model = _sub(disk, "Model", "dm_disk")
+    parser = _Parser(path, 0, None)
+    blocks = parser.top()
     notes: list[str] = []
+    disk = _find_disk(blocks, parser.instantiated, path, notes)
+    model = _sub(disk, "Model", "dm_disk")
     device = {"kind": "hdd", **_mechanics(model, notes), **_controller(disk, notes)}
     notes.extend(_host_notes(blocks))
     name = f"disksim-{path.stem}"
