@@ -260,9 +260,45 @@ def test_small_description_errors_name_file_and_line(tmp_path, edit, line, words
     assert words in str(e.value)
 
 
-def test_an_unsupported_seek_type_and_a_file_without_a_disk_are_refused(tmp_path):
+def test_an_hpl_seek_equation_is_tabulated_and_needs_its_six_values(tmp_path):
     path = _tiny(tmp_path, seek_type="hpl")
-    with pytest.raises(TraceFormatError, match=r"tiny\.model:5: Seek type = hpl is not read"):
+    with pytest.raises(TraceFormatError, match=r"tiny\.model:4: Seek type = hpl needs 'HPL seek "):
+        import_disksim_drive(path)
+    model = tmp_path / "tiny.model"
+    # Ruemmler and Wilkes's HP 97560: 3.24 + 0.400 sqrt(d) ms below 383 cylinders, 8.00 +
+    # 0.008 d from there; the single-cylinder time given apart
+    model.write_text(model.read_text().replace(
+        "Seek type = hpl,", "Seek type = hpl, HPL seek equation values = [ 383, 3.24, 0.400, "
+        "8.00, 0.008, 2.0 ],"))
+    dev = import_disksim_drive(path).stack.device
+    table = dict(dev.seek_curve)
+    assert table[1] == pytest.approx(2.0e-3) and table[4] == pytest.approx(4.04e-3)
+    assert table[382] == pytest.approx((3.24 + 0.4 * math.sqrt(382)) * 1e-3)
+    assert table[383] == pytest.approx((8.0 + 0.008 * 383) * 1e-3)
+    assert dev.seek_time_s(999 / 1000) == pytest.approx((8.0 + 0.008 * 999) * 1e-3, rel=1e-3)
+    model.write_text(model.read_text().replace("Seek type = hpl,", "Seek type = hplplus10, "
+                                               "First ten seek times = [ 1,1,1,1,1,1,1,1,1,1.5 ],"))
+    table = dict(import_disksim_drive(path).stack.device.seek_curve)
+    assert table[1] == table[9] == pytest.approx(1e-3) and table[10] == pytest.approx(1.5e-3)
+    assert table[11] == pytest.approx((3.24 + 0.4 * math.sqrt(11)) * 1e-3)
+
+
+def test_a_layout_without_zones_is_one_zone_of_the_mean_track(tmp_path):
+    path = _tiny(tmp_path)
+    model = tmp_path / "tiny.model"
+    text = model.read_text()
+    start = text.index("Layout Model")
+    model.write_text(text[:start] + "Layout Model = dm_layout_g2 { Layout Map File = x.map }\n}\n")
+    drive = import_disksim_drive(path)
+    rate = 200000 / (1000 * 2) * 512 * 100
+    assert drive.stack.device.media_rate_od_Bps == pytest.approx(rate)
+    assert drive.stack.device.media_rate_id_Bps == pytest.approx(rate)
+    assert any("dm_layout_g2 has no zone list" in n for n in drive.notes)
+
+
+def test_an_unknown_seek_type_and_a_file_without_a_disk_are_refused(tmp_path):
+    path = _tiny(tmp_path, seek_type="magic")
+    with pytest.raises(TraceFormatError, match=r"tiny\.model:5: Seek type = magic is not read"):
         import_disksim_drive(path)
     (tmp_path / "bus.parv").write_text("disksim_bus B { type = 1 }\n")
     with pytest.raises(TraceFormatError, match="no disksim_disk block"):

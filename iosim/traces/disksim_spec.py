@@ -102,7 +102,7 @@ _MECH_USED = {
     "access time type", "seek type", "single cylinder seek time", "full seek curve",
     "full strobe seek time", "average seek time", "add. write settling delay",
     "head switch time", "rotation speed (in rpms)", "percent error in rpms",
-    "constant seek time",
+    "constant seek time", "hpl seek equation values", "first ten seek times",
 }
 
 
@@ -432,14 +432,71 @@ def _read_seek_file(mech: Block) -> tuple[list[tuple[int, float]], Path]:
     return points, path
 
 
-def _zones(layout: Block) -> list[Block]:
+def _zone_blocks_per_track(layout: Block, heads: int, ncyl: int, blocks: int,
+                           notes: list[str]) -> tuple[float, float]:
+    """(outermost, innermost) blocks per track: the dm_layout_g1 zone list, else one zone of
+    the mean track (block count / tracks) for a layout iosim does not read."""
     zones = layout.get("Zones")
     if not isinstance(zones, list) or not zones or not all(isinstance(z, Block) for z in zones):
-        path, line = layout.where("Zones")
-        raise TraceFormatError(path, line, f"{layout.type}: expected 'Zones = [ "
-                               "dm_layout_g1_zone { ... }, ... ]' (iosim reads dm_layout_g1 "
-                               "zone lists)")
-    return sorted(zones, key=lambda z: _number(z, "First cylinder number"))
+        mean = blocks / (ncyl * heads)
+        notes.append(f"layout {layout.type or 'block'} has no zone list iosim reads: one zone "
+                     f"of the mean track, {mean:.1f} blocks (Block count / cylinders / "
+                     "surfaces)")
+        return mean, mean
+    zones = sorted(zones, key=lambda z: _number(z, "First cylinder number"))
+    od = _integer(zones[0], "Blocks per track", minimum=1)
+    id_ = _integer(zones[-1], "Blocks per track", minimum=1)
+    if id_ > od:
+        path, line = zones[-1].where("Blocks per track")
+        raise TraceFormatError(path, line, "the innermost zone holds more blocks per track "
+                               f"({id_:g}) than the outermost ({od:g}); iosim zones outward")
+    notes.append(f"zones: {len(zones)} in the description ({od:g} to {id_:g} blocks per "
+                 "track); iosim zones continuously between the outermost and innermost rates "
+                 "and ignores slipped and spare sectors")
+    notes.append("track and cylinder skews follow from the head switch and one-cylinder seek, "
+                 "not from the zones' measured skews")
+    return od, id_
+
+
+def _hpl_curve(mech: Block, kind: str, ncyl: int) -> list[list[float]]:
+    """The seek equation of Ruemmler and Wilkes (DiskSim's ``hpl``: V1 the boundary in
+    cylinders, V2 + V3 sqrt(d) below it, V4 + V5 d from it on, V6 the single-cylinder time or
+    -1), with ``hplplus10``'s ``First ten seek times`` for 1..10 cylinders, tabulated densely
+    (every distance up to 64 and the boundary, 400 log-spaced points beyond)."""
+    v = mech.get("HPL seek equation values")
+    path, line = mech.where("HPL seek equation values")
+    try:
+        v1, v2, v3, v4, v5, v6 = (float(x) for x in v)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise TraceFormatError(path, line, f"Seek type = {kind} needs 'HPL seek equation "
+                               "values = [ V1, V2, V3, V4, V5, V6 ]' (six numbers)") from None
+    first: list[float] = []
+    if kind == "hplplus10":
+        raw = mech.get("First ten seek times")
+        fpath, fline = mech.where("First ten seek times")
+        try:
+            first = [float(x) for x in raw]  # type: ignore[union-attr]
+        except (TypeError, ValueError):
+            first = []
+        if len(first) != 10:
+            raise TraceFormatError(fpath, fline, "Seek type = hplplus10 needs 'First ten seek "
+                                   "times = [ ten numbers ]' (ms)")
+    dists = sorted({*range(1, min(64, ncyl)), *(d for d in (int(v1) - 1, int(v1))
+                                                 if 1 <= d < ncyl),
+                    *(int(x) for x in np.geomspace(64, max(ncyl - 1, 64), 400))})
+    curve = []
+    for d in dists:
+        if d <= len(first):
+            t = first[d - 1]
+        elif d == 1 and v6 >= 0:
+            t = v6
+        else:
+            t = v2 + v3 * math.sqrt(d) if d < v1 else v4 + v5 * d
+        if not (math.isfinite(t) and t >= 0):
+            raise TraceFormatError(path, line, f"the seek equation gives {t:g} ms at {d} "
+                                   "cylinders")
+        curve.append([d, t / 1e3])
+    return curve
 
 
 def _table_mean_s(curve, curve_cyl: int, id_od_ratio: float) -> float:
@@ -473,6 +530,13 @@ def _seek(mech: Block, ncyl: int, id_od: float, notes: list[str]) -> dict:
         avg = _number(mech, "Average seek time") / 1e3
         notes.append(f"seek type {kind}: iosim's two-piece curve (sqrt, then linear) through "
                      "the single-cylinder, average and full-strobe times")
+    elif kind in ("hpl", "hplplus10"):
+        curve = _hpl_curve(mech, kind, ncyl)
+        t2t, full = curve[0][1], curve[-1][1]
+        avg = round(_table_mean_s(curve, ncyl, id_od), 6)
+        out.update(seek_curve=curve, seek_curve_cylinders=ncyl)
+        notes.append(f"seek type {kind}: the seek equation tabulated at {len(curve)} distances "
+                     "(linear between them)")
     elif kind == "constant":
         c = _number(mech, "Constant seek time") / 1e3
         t2t = full = avg = c
@@ -480,7 +544,7 @@ def _seek(mech: Block, ncyl: int, id_od: float, notes: list[str]) -> dict:
     else:
         path, line = mech.where("Seek type")
         raise TraceFormatError(path, line, f"Seek type = {kind} is not read by iosim (it reads "
-                               "extracted, linear, curve and constant)")
+                               "extracted, linear, curve, hpl, hplplus10 and constant)")
     avg = min(max(avg, t2t), full)
     if not _seek_feasible(t2t, avg, full, id_od):
         # a table drive's mean that iosim's fitted curve cannot reach: it only serves theory
@@ -517,19 +581,8 @@ def _mechanics(model: Block, notes: list[str]) -> dict:
     heads = _integer(model, "Number of data surfaces", minimum=1)
     ncyl = _integer(model, "Number of cylinders", minimum=1)
     blocks = _integer(model, "Block count", minimum=1)
-    zones = _zones(layout)
-    bpt = [_integer(z, "Blocks per track", minimum=1) for z in zones]
-    od, id_ = bpt[0], bpt[-1]
-    if id_ > od:
-        path, line = zones[-1].where("Blocks per track")
-        raise TraceFormatError(path, line, "the innermost zone holds more blocks per track "
-                               f"({id_:g}) than the outermost ({od:g}); iosim zones outward")
+    od, id_ = _zone_blocks_per_track(layout, heads, ncyl, blocks, notes)
     rev_hz = rpm / 60.0
-    notes.append(f"zones: {len(zones)} in the description ({od:g} to {id_:g} blocks per "
-                 "track); iosim zones continuously between the outermost and innermost rates "
-                 "and ignores slipped and spare sectors")
-    notes.append("track and cylinder skews follow from the head switch and one-cylinder seek, "
-                 "not from the zones' measured skews")
     access = _word(mech, "Access time type", "trackSwitchPlusRotation")
     rotation = "exact"
     if access == "averageRotation":
