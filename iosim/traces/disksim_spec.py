@@ -17,11 +17,14 @@ Number of data surfaces (dm_disk)                       device.heads
 Block count (dm_disk) x 512 B                           device.capacity_bytes
 Blocks per track, outermost / innermost zone            device.media_rate_od/id_Bps (x 512 B
 (dm_layout_g1_zone)                                     per revolution); zoning continuous
+(no zone list: Block count / cylinders / surfaces)      one zone of the mean track
 Seek type = extracted + Full seek curve (.seek)         device.seek_curve (ms -> s)
 Number of cylinders (dm_disk)                           device.seek_curve_cylinders
 Single cylinder / Full strobe seek time                 device.track_to_track_s / full_stroke_s
 (the seek curve's mean over random address pairs)       device.avg_seek_s (theory bounds only)
 Seek type = linear | curve + Average seek time          the two-piece fitted curve
+Seek type = hpl | hplplus10 (HPL seek equation values)  device.seek_curve, the equation tabulated
+Seek type = constant (Constant seek time)               a flat device.seek_curve
 Add. write settling delay                               device.write_settle_s
 Head switch time                                        device.head_switch_s
 Access time type = averageRotation                      device.rotation = "uniform"
