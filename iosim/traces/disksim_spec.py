@@ -694,6 +694,16 @@ def _host_notes(blocks: list[Block]) -> list[str]:
     return notes
 
 
+# HddDevice field -> the DiskSim parameters it came from (for error messages)
+_FIELD_SOURCES = {
+    "capacity_bytes": "Block count", "rpm": "Rotation speed (in rpms)",
+    "heads": "Number of data surfaces", "media_rate_od_Bps": "Blocks per track",
+    "media_rate_id_Bps": "Blocks per track", "avg_seek_s": "the seek curve",
+    "full_stroke_s": "Full strobe seek time", "track_to_track_s": "Single cylinder seek time",
+    "seek_curve": "the seek curve", "interface_Bps": "Bulk sector transfer time",
+}
+
+
 def disksim_drive_dict(path: str | Path) -> tuple[dict, list[str]]:
     """The stack as a TOML-like table (preset form) and the notes; see the module docs."""
     path = Path(path)
@@ -723,10 +733,12 @@ def import_disksim_drive(path: str | Path) -> DiskSimDrive:
     assumed or does not model. Raises :class:`TraceFormatError` (file, line, parameter)."""
     table, notes = disksim_drive_dict(path)
     try:
-        stack = Stack.from_dict(table, f"{path}: ")
+        stack = Stack.from_dict(table)
     except SpecError as exc:
+        named = [v for k, v in _FIELD_SOURCES.items() if f"device.{k}" in str(exc)]
+        whence = f"; it comes from {named[0]}" if named else ""
         raise TraceFormatError(path, None, f"the description gives an impossible drive: {exc}"
-                               ) from None
+                               f"{whence}") from None
     return DiskSimDrive(stack, tuple(notes), str(path))
 
 
