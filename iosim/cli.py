@@ -1040,8 +1040,25 @@ def _replay_slo(text: str) -> tuple[float, float]:
     return pct, slo
 
 
-def _replay_stack(args) -> Stack:
-    if args.stack:
+DISKSIM_DRIVE_SUFFIXES = (".parv", ".diskspecs")  # a DiskSim drive description, not TOML
+
+
+def _replay_stack(args, notes: list[str] | None = None) -> Stack:
+    """--preset, --stack FILE.toml, or a DiskSim drive description (--drive, or --stack with
+    a .parv/.diskspecs name); its notes on what iosim assumed go to ``notes``."""
+    drive = getattr(args, "drive", None)
+    if drive and (args.stack or args.preset):
+        raise SpecError("--drive replaces --preset and --stack; give one of them")
+    if not drive and args.stack and Path(args.stack).suffix.lower() in DISKSIM_DRIVE_SUFFIXES:
+        drive = args.stack
+    if drive:
+        from .traces.disksim_spec import import_disksim_drive
+
+        imported = import_disksim_drive(drive)
+        stack = imported.stack
+        if notes is not None:
+            notes.extend(f"{Path(drive).name}: {n}" for n in imported.notes)
+    elif args.stack:
         stack, _ = load_toml(args.stack)
     else:
         stack, _ = presets.load(args.preset or presets.DEFAULT)
@@ -1142,7 +1159,8 @@ def _plan_trace(args, stack: Stack, latency: float, pct: float) -> int:
 def cmd_replay(args) -> int:
     from .replay import max_speed, replay
 
-    stack = _replay_stack(args)
+    drive_notes: list[str] = []
+    stack = _replay_stack(args, drive_notes)
     trace = _read_replay_trace(args)
     mode = args.mode or ("validate" if trace.format == "disksim-validate" else "open")
     seed = _int_arg(args.seed, "--seed", 0)
@@ -1171,7 +1189,7 @@ def cmd_replay(args) -> int:
     print(f"{args.trace}: {len(trace):,} requests ({n_read:,} reads, {len(trace) - n_read:,} "
           f"writes, {trace.format}) on {stack.name or 'stack'}, {how}")
     print(_text(res.results))
-    for w in res.warnings:
+    for w in [*drive_notes, *res.warnings]:
         print(f"Note: {w}")
     if args.compare:
         print(_replay_comparison_text(res.comparison))
@@ -1198,6 +1216,10 @@ def _add_replay_parser(sub) -> None:
                    "memory; past 2^21 requests the statistics come from fine histograms")
     g = sp.add_argument_group("model")
     _add_stack_options(g)
+    g.add_argument("--drive", metavar="DRIVE.parv",
+                   help="the drive a DiskSim description (.parv or .diskspecs, with the .model "
+                   "and .seek files it sources) describes, instead of --preset/--stack; "
+                   "`--stack DRIVE.parv` does the same")
     r = sp.add_argument_group("replay")
     r.add_argument("--mode", choices=TRACE_MODES,
                    help="open: at the recorded times / speed; closed: N outstanding in trace "
@@ -1218,6 +1240,34 @@ def _add_replay_parser(sub) -> None:
     o.add_argument("--slo", help="latency objective for --max-speed, e.g. p99=5ms")
     o.add_argument("--json", action="store_true", help="print JSON (SI units)")
     sp.set_defaults(func=cmd_replay)
+
+
+def cmd_drive(args) -> int:
+    """``iosim drive DRIVE.parv [-o FILE.toml]``: the stack a DiskSim description gives."""
+    from .stack import dump_toml
+    from .traces.disksim_spec import import_disksim_drive
+
+    limits.check_output(args.output, [args.description], "-o")
+    drive = import_disksim_drive(args.description)
+    head = [f"# {drive.stack.name}: read by `iosim drive` from DiskSim's "
+            f"{Path(args.description).name} (nothing fitted)"]
+    head += [f"# note: {n}" for n in drive.notes]
+    text = "\n".join(head) + "\n" + dump_toml(drive.stack)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output} ({len(drive.notes)} notes on what iosim assumed)")
+    else:
+        print(text, end="")
+    return 0
+
+
+def _add_drive_parser(sub) -> None:
+    sp = sub.add_parser("drive", help="read a DiskSim drive description into a stack TOML")
+    sp.add_argument("description", metavar="DRIVE.parv",
+                    help="DiskSim .parv or .diskspecs (the .model and .seek it sources beside)")
+    sp.add_argument("-o", "--output", metavar="FILE.toml",
+                    help="write the stack here (default: print it)")
+    sp.set_defaults(func=cmd_drive)
 
 
 def _add_presets_parser(sub) -> None:
@@ -1484,6 +1534,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_parse_parser(sub)
     _add_check_claim_parser(sub)
     _add_replay_parser(sub)
+    _add_drive_parser(sub)
     return p
 
 
