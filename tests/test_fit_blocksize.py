@@ -20,10 +20,16 @@ def _generic_sweep() -> Curve:
     stack = _build_stack(MODELS["generic"].stack(), {
         "device.units": 4, "device.service": 40e-6, "device.media_rate_Bps": 800e6,
         "host.overhead": 5e-6})
+    return _size_sweep(stack, SIZES, ios=4000, seed=500)
+
+
+def _size_sweep(stack, sizes, *, ios: int, seed: int) -> Curve:
+    """Random reads of every size at QD 1 and 8 on ``stack``, one seed per point (from
+    ``seed`` on), labelled as a measured sweep's points are."""
     pts = []
-    for i, (qd, bs) in enumerate((qd, bs) for qd in (1, 8) for bs in SIZES):
+    for i, (qd, bs) in enumerate((qd, bs) for qd in (1, 8) for bs in sizes):
         wl = Workload(rw="randread", iodepth=qd, numjobs=1, block_size_bytes=bs)
-        r = simulate(stack, wl, ios=4000, seed=500 + i)
+        r = simulate(stack, wl, ios=ios, seed=seed + i)
         r.params.update({"iodepth": qd, "numjobs": 1, "rw": "randread",
                          "block_size_bytes": bs})
         pts.append(r)
@@ -164,15 +170,8 @@ def test_a_reordering_disk_fitted_on_three_sizes_predicts_the_others():
 
     stack, _ = presets.load("hdd-15k")
     stack = replace(stack, device=replace(stack.device, scheduler="sptf"))
-    sizes = (4096, 16384, 65536, 262144, 1048576)
-    pts = []
-    for i, (qd, bs) in enumerate((qd, bs) for qd in (1, 8) for bs in sizes):
-        wl = Workload(rw="randread", iodepth=qd, numjobs=1, block_size_bytes=bs)
-        r = simulate(stack, wl, ios=3000, seed=900 + i)
-        r.params.update({"iodepth": qd, "numjobs": 1, "rw": "randread",
-                         "block_size_bytes": bs})
-        pts.append(r)
-    res = fit(Curve(pts, x="block_size_bytes"), model="hdd-ncq",
+    curve = _size_sweep(stack, (4096, 16384, 65536, 262144, 1048576), ios=3000, seed=900)
+    res = fit(curve, model="hdd-ncq",
               holdout={"bs": ["16k", "256k"]}, percentiles=False)
     assert "device.media_rate_od_Bps" in res.params  # added: the fitted sizes differ
     for m in ("iops", "lat_mean_s"):
