@@ -232,3 +232,17 @@ def test_random_reads_rarely_hit_and_reads_of_dirty_data_do():
     through = replace(d, read_ahead_bytes=0, write_cache_entries=0)
     r = iosim.simulate(Stack(device=through), wl, ios=2000, seed=1)
     assert r.counters["device"]["cache_reads"] == 0
+
+
+def test_free_blocks_before_a_read_are_what_passes_under_the_head_on_its_track():
+    """``read_free_blocks``: the rotational wait in bytes at the read's own rate, never past
+    the start of the track, nothing without a wait."""
+    from iosim.devices.hdd import hdd_free_bytes_before
+
+    rev, size, xfer = 6e-3, 4096.0, 0.6e-3  # 4 KiB in a tenth of a turn: 40,960 B a turn
+    assert hdd_free_bytes_before(17.5, 1.2e-3, rev, size, xfer) == pytest.approx(8192.0)
+    # half a track before the target, a wait of 0.9 turn: only that half track
+    assert hdd_free_bytes_before(17.5, 5.4e-3, rev, size, xfer) == pytest.approx(20480.0)
+    assert hdd_free_bytes_before(17.0, 3e-3, rev, size, xfer) == 0.0  # the track's start
+    assert hdd_free_bytes_before(17.5, 0.0, rev, size, xfer) == 0.0
+    assert hdd_free_bytes_before(17.5, 1e-3, rev, 0.0, 0.0) == 0.0

@@ -130,6 +130,7 @@ def test_edited_rpm_seek_file_and_zones_change_their_fields(tmp_path):
     _edit(tmp_path / "atlas10k.diskspecs", r"Scheduling policy = 1", "Scheduling policy = 8")
     _edit(tmp_path / "atlas10k.diskspecs", r"Max queue length = 1", "Max queue length = 16")
     _edit(tmp_path / "atlas10k.diskspecs", r"Fast write level = 2", "Fast write level = 0")
+    _edit(tmp_path / "atlas10k.diskspecs", r"Read any free blocks = 1", "Read any free blocks = 0")
     drive = import_disksim_drive(parv)
     dev = drive.stack.device
     assert dev.rpm == 15000 and base.rpm == 10025
@@ -139,6 +140,7 @@ def test_edited_rpm_seek_file_and_zones_change_their_fields(tmp_path):
     assert dev.seek_curve[:-1] == base.seek_curve[:-1]
     assert dev.scheduler == "sptf" and dev.queue_depth == 16 == drive.stack.hba.queue_depth
     assert dev.write_cache_entries == 0 and base.write_cache_entries == 1
+    assert not dev.read_free_blocks and base.read_free_blocks
     assert any("Scheduling policy = 8 (SPTF_OPT): iosim uses sptf" in n for n in drive.notes)
 
 

@@ -64,6 +64,12 @@ FEATURES = {
                            read_hit_overhead_s=20e-6, write_cached_overhead_s=30e-6,
                            write_cache_entries=8, write_settle_s=0.2e-3,
                            head_switch_s=0.8e-3),
+    "free-blocks-fifo": dict(scheduler="fifo", read_free_blocks=True, write_cache_entries=4,
+                             destage="fifo", head_switch_s=0.5e-3),
+    "free-blocks-uniform": dict(scheduler="fifo", rotation="uniform", read_free_blocks=True,
+                                write_cache_entries=0),
+    "free-blocks-sptf": dict(scheduler="sptf", read_free_blocks=True, write_cache_entries=16,
+                             destage="sptf", interface_Bps=40e6),
 }
 LOADS = {
     "randread-qd1": dict(rw="randread", numjobs=1, iodepth=1),
@@ -109,6 +115,34 @@ def test_the_sequential_reader_hits_the_read_ahead_and_the_cache_is_used():
                      seed=1)
     assert fast.counters["device"]["cache_writes"] >= 500
     assert differences(ref, fast) == []
+
+
+@pytest.mark.parametrize("name", ["hdd-atlas10k", "hdd-7200"])
+@pytest.mark.parametrize("rotation", ["exact", "uniform"])
+def test_reads_stepping_back_hit_the_free_blocks_on_both_engines(name, rotation):
+    """Not a vacuous match: with ``read_free_blocks`` a read a few sectors before the previous
+    one finds them in the buffer (the head passed over them while waiting for the previous
+    read's first sector), without it never; the engines agree either way."""
+    rng = np.random.default_rng(7)
+    n = 400
+    offset = rng.integers(1, int(8e9 // 4096), n) * 4096.0
+    offset[1::2] = offset[0::2] - 4096.0  # every other read: the 4 KiB before the last one
+    t = BlockTrace(arrival_s=np.zeros(n), offset_bytes=offset, size_bytes=np.full(n, 4096.0),
+                   is_read=np.ones(n, bool), latency_s=None, idle_s=np.full(n, 2e-3),
+                   source="test")
+    hits = {}
+    for free in (False, True):
+        dev = replace(presets.load(name)[0].device, read_free_blocks=free, rotation=rotation,
+                      scheduler="fifo", write_cache_entries=0)
+        stack = replace(presets.load(name)[0], device=dev)
+        ref = replay(t, stack, engine="simpy", mode="validate", seed=3)
+        fast = replay(t, stack, engine="fast", mode="validate", seed=3)
+        assert differences(ref.results, fast.results) == []
+        assert np.array_equal(ref.latency_s, fast.latency_s)
+        hits[free] = fast.results.counters["device"]["cache_reads"]
+    # (a step back is a hit unless the head landed within 4 KiB of the first read's start,
+    # or that start is within 4 KiB of its track's: most of the n / 2 steps)
+    assert hits[False] == 0 and hits[True] > 0.6 * n / 2, hits
 
 
 def test_hdd_7200_sptf_qd32_is_identical_and_auto_picks_fast():

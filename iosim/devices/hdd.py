@@ -43,7 +43,10 @@ that follow into the drive's buffer, at the media rate, while it has nothing els
 stays up to ``read_ahead_bytes`` ahead of the host. A sequential reader whose next command
 comes a little later (host overhead, a think time) then finds its data in the buffer instead
 of waiting a whole revolution for the sector that just passed under the head. Reads of data
-still in a dirty write-cache entry are answered from the buffer too.
+still in a dirty write-cache entry are answered from the buffer too. With
+``read_free_blocks`` the segment also keeps the sectors of the target track that passed under
+the head while a media read waited for its first sector (DiskSim's "Read any free blocks"), so
+a later read a little before an earlier one (a backward step within the track) is a hit too.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ __all__ = [
     "hdd_locate",
     "hdd_track_position",
     "hdd_transfer_s",
+    "hdd_free_bytes_before",
 ]
 
 
@@ -324,6 +328,10 @@ class HddDevice(DeviceFamily, Spec):
     # controller overhead of a read answered from the buffer / a write taken into the cache
     read_hit_overhead_s: float = fld(0.0, "time")
     write_cached_overhead_s: float = fld(0.0, "time")
+    # keep in the read-ahead segment the sectors of the target track that pass under the head
+    # during a media read's rotational wait (DiskSim's "Read any free blocks"); off: the
+    # segment starts at the requested sector
+    read_free_blocks: bool = fld(False, "bool")
 
     def __post_init__(self):
         object.__setattr__(self, "seek_curve", _parse_seek_curve(self.seek_curve))
@@ -637,9 +645,29 @@ def hdd_next_source(queued: int, dirty: int, free_entries: int, entry_waiters: i
 # ---------------------------------------------------------------------------------------------
 
 # [lo, hi): what was read by t0; limit: where the stream stops; rate; streaming, valid (0/1);
-# size: how far ahead of the host it reads
-RA_LO, RA_HI, RA_LIMIT, RA_T0, RA_RATE, RA_STREAMING, RA_VALID, RA_SIZE = range(8)
-RA_FIELDS = 8
+# size: how far ahead of the host it reads; before: the bytes the media read under way found
+# in front of its first sector (``read_free_blocks``), for the segment it will start
+RA_LO, RA_HI, RA_LIMIT, RA_T0, RA_RATE, RA_STREAMING, RA_VALID, RA_SIZE, RA_BEFORE = range(9)
+RA_FIELDS = 9
+
+
+def hdd_free_bytes_before(track_pos: float, wait_s: float, rev_s: float, size: float,
+                          xfer_s: float) -> float:
+    """Bytes in front of a media read that pass under the head during its rotational wait
+    ``wait_s`` and stay in the buffer (``read_free_blocks``): the head reads from where it
+    lands on the target track up to the first requested sector, never past the track's start
+    (``track_pos``: :func:`hdd_track_position_one`, its fraction the place along the track).
+    The read's own rate (``size`` over ``xfer_s``) converts the time into bytes."""
+    if not (wait_s > 0.0 and xfer_s > 0.0):
+        return 0.0
+    along = track_pos - math.floor(track_pos)
+    return min(wait_s, along * rev_s) * (size / xfer_s)
+
+
+def read_ahead_note_before(ra, before: float) -> None:
+    """The media read starting now will also hold ``before`` bytes in front of its first
+    sector (:func:`hdd_free_bytes_before`); :func:`read_ahead_start` takes them."""
+    ra[RA_BEFORE] = before
 
 
 def read_ahead_end(ra, now: float) -> float:
@@ -650,10 +678,13 @@ def read_ahead_end(ra, now: float) -> float:
 
 
 def read_ahead_start(ra, now: float, offset: float, size: float, rate: float) -> None:
-    """A media read of [offset, offset + size) ended at ``now``: stream on from its end."""
+    """A media read of [offset, offset + size) ended at ``now``: stream on from its end (the
+    segment begins ``before`` bytes earlier when :func:`read_ahead_note_before` said so)."""
+    before = ra[RA_BEFORE]
+    ra[RA_BEFORE] = 0.0
     if ra[RA_SIZE] <= 0 or not 0 < rate < math.inf:
         return
-    ra[RA_LO] = offset
+    ra[RA_LO] = offset - before
     ra[RA_HI] = offset + size
     ra[RA_T0] = now
     ra[RA_RATE] = rate

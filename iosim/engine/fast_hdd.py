@@ -26,6 +26,7 @@ import numpy as np
 
 from ..devices.hdd import (
     RA_FIELDS,
+    hdd_free_bytes_before,
     hdd_interp_one,
     hdd_next_source,
     hdd_place_one,
@@ -34,6 +35,7 @@ from ..devices.hdd import (
     hdd_track_position_one,
     read_ahead_end,
     read_ahead_invalidate,
+    read_ahead_note_before,
     read_ahead_start,
     read_ahead_stop,
     read_ahead_wait_s,
@@ -51,8 +53,8 @@ _FEW = 64
 # the HDD's parameters (float array)
 (H_CAP, H_RHO, H_NCYL, H_HEADS, H_HSKEW, H_CSKEW, H_RPM, H_T2T, H_A, H_B, H_KNEE, H_HSW,
  H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
- H_TABLE) = range(24)
-NH = 24
+ H_TABLE, H_RFB) = range(25)
+NH = 25
 # the read-ahead segment's state (``iosim.devices.hdd``'s RA_* layout)
 NRA = RA_FIELDS
 
@@ -486,6 +488,19 @@ ra_start = numba.njit(read_ahead_start)
 ra_stop = numba.njit(read_ahead_stop)
 ra_wait = numba.njit(read_ahead_wait_s)
 ra_invalidate = numba.njit(read_ahead_invalidate)
+ra_note_before = numba.njit(read_ahead_note_before)
+_free_before = numba.njit(hdd_free_bytes_before)
+
+
+@numba.njit
+def free_bytes_before(op, service, head_cyl, head_surf, hp, xp, fp):
+    """``HddModel._free_bytes_before``: the bytes in front of a media read taking
+    ``service`` from the head's place that pass under the head before its first sector."""
+    move = _move(head_cyl, head_surf, op[O_CYL], op[O_SURF], hp[H_SETTLE] * op[O_WRITE], hp,
+                 xp, fp)
+    p = _track_position(op[O_OFF], hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    return _free_before(p, service - op[O_XFER] - move, 60.0 / hp[H_RPM], op[O_SIZE],
+                        op[O_XFER])
 
 
 def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -515,6 +530,7 @@ def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hp[H_DSPTF] = dev.destage == "sptf"
     hp[H_EXACT] = dev.rotation == "exact"
     hp[H_TABLE] = table is not None
+    hp[H_RFB] = dev.read_free_blocks
     if table is None:
         return hp, np.zeros(1), np.zeros(1)
     return hp, np.ascontiguousarray(table[0], float), np.ascontiguousarray(table[1], float)

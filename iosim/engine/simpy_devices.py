@@ -28,12 +28,15 @@ from ..devices.hdd import (
     RA_FIELDS,
     RA_SIZE,
     RA_VALID,
+    hdd_free_bytes_before,
     hdd_move_s,
     hdd_next_source,
     hdd_positioning_s,
     hdd_rotation_s,
+    hdd_track_position_one,
     read_ahead_end,
     read_ahead_invalidate,
+    read_ahead_note_before,
     read_ahead_start,
     read_ahead_stop,
     read_ahead_wait_s,
@@ -141,6 +144,10 @@ class ReadAhead:
 
     def invalidate(self, offset: float, size: float) -> None:
         read_ahead_invalidate(self.state, offset, size)
+
+    def note_before(self, before: float) -> None:
+        """The media read starting now also buffers ``before`` bytes in front of it."""
+        read_ahead_note_before(self.state, before)
 
 
 class HddModel:
@@ -286,6 +293,18 @@ class HddModel:
             pos += hdd_rotation_s(spec.rpm, self.rng.random())
         return pos + op["xfer"]
 
+    def _free_bytes_before(self, op: dict, service_s: float) -> float:
+        """``read_free_blocks``: the bytes in front of a media read taking ``service_s`` from
+        the head's place now that pass under the head while it waits for the first sector."""
+        spec = self.spec
+        move = float(hdd_move_s(self.head_cyl, self.head_surf, op["cyl"], op["surf"],
+                                spec.write_settle_s * op["write"], self.ncyl, *self.seek,
+                                spec.head_switch_s, self.seek_tab))
+        p = hdd_track_position_one(op["off"], spec.capacity_bytes, spec.id_od_ratio,
+                                   spec.n_cylinders, spec.heads)
+        return hdd_free_bytes_before(p, service_s - op["xfer"] - move, 60.0 / spec.rpm,
+                                     op["size"], op["xfer"])
+
     def _actuator(self):
         env, spec = self.env, self.spec
         while True:
@@ -306,7 +325,10 @@ class HddModel:
                 self.head_cyl, self.head_surf = float(cyl), float(surf)
             op, done = pool.pop(self._pick(pool, policy))
             self.rec.unit_busy(+1)
-            yield env.timeout(self._service_s(op))
+            service = self._service_s(op)
+            if done is not None and spec.read_free_blocks and not op["write"]:
+                self.read_ahead.note_before(self._free_bytes_before(op, service))
+            yield env.timeout(service)
             self.rec.unit_busy(-1)
             self.head_cyl = op["cyl"]
             self.head_surf = op["surf"]

@@ -37,6 +37,7 @@ Scheduling policy (disksim_ioqueue)                     device.scheduler (1 FCFS
                                                         others -> sptf, with a note)
 Fast write level > 0, Maximum number of write segments  device.write_cache_entries, destage fifo
 Maximum read-ahead (blks) x 512 B                       device.read_ahead_bytes
+Read any free blocks (with caching)                     device.read_free_blocks
 ======================================================  =======================================
 
 All overheads are multiplied by ``Time scale for overheads``. The host side of the ``.parv``
@@ -651,8 +652,10 @@ def _cache(disk: Block, scale: float, notes: list[str]) -> dict:
     if caching and segs > 1:
         notes.append(f"buffer: {segs} segments of {seg_blocks:g} blocks in the description; "
                      "iosim keeps one read-ahead segment")
+    free = caching and _number(disk, "Read any free blocks", 0.0) != 0
     return {"write_cache_entries": entries, "destage": "fifo",
-            "read_ahead_bytes": ra_blocks * BLOCK_BYTES if caching else 0.0}
+            "read_ahead_bytes": ra_blocks * BLOCK_BYTES if caching else 0.0,
+            "read_free_blocks": bool(free)}
 
 
 def _controller(disk: Block, notes: list[str]) -> dict:
