@@ -246,3 +246,13 @@ def test_free_blocks_before_a_read_are_what_passes_under_the_head_on_its_track()
     assert hdd_free_bytes_before(17.0, 3e-3, rev, size, xfer) == 0.0  # the track's start
     assert hdd_free_bytes_before(17.5, 0.0, rev, size, xfer) == 0.0
     assert hdd_free_bytes_before(17.5, 1e-3, rev, 0.0, 0.0) == 0.0
+
+
+def test_the_read_ahead_to_the_track_end_is_the_rest_of_the_track_or_one_more():
+    from iosim.devices.hdd import hdd_track_end_ahead
+
+    rev, size, xfer = 6e-3, 4096.0, 0.6e-3  # 40,960 B a turn
+    assert hdd_track_end_ahead(17.2, 17.3, size, xfer, rev) == pytest.approx(0.7 * 40960)
+    # a read that crossed into track 18: the rest of 18 and one more track
+    assert hdd_track_end_ahead(17.95, 18.05, size, xfer, rev) == pytest.approx(1.95 * 40960)
+    assert hdd_track_end_ahead(17.2, 17.3, 0.0, 0.0, rev) == 0.0

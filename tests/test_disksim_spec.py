@@ -131,6 +131,8 @@ def test_edited_rpm_seek_file_and_zones_change_their_fields(tmp_path):
     _edit(tmp_path / "atlas10k.diskspecs", r"Max queue length = 1", "Max queue length = 16")
     _edit(tmp_path / "atlas10k.diskspecs", r"Fast write level = 2", "Fast write level = 0")
     _edit(tmp_path / "atlas10k.diskspecs", r"Read any free blocks = 1", "Read any free blocks = 0")
+    _edit(tmp_path / "atlas10k.diskspecs", r"Buffer continuous read = 4",
+          "Buffer continuous read = 0")
     drive = import_disksim_drive(parv)
     dev = drive.stack.device
     assert dev.rpm == 15000 and base.rpm == 10025
@@ -141,6 +143,7 @@ def test_edited_rpm_seek_file_and_zones_change_their_fields(tmp_path):
     assert dev.scheduler == "sptf" and dev.queue_depth == 16 == drive.stack.hba.queue_depth
     assert dev.write_cache_entries == 0 and base.write_cache_entries == 1
     assert not dev.read_free_blocks and base.read_free_blocks
+    assert not dev.read_ahead_track_end and base.read_ahead_track_end
     assert any("Scheduling policy = 8 (SPTF_OPT): iosim uses sptf" in n for n in drive.notes)
 
 

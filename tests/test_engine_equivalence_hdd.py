@@ -70,6 +70,9 @@ FEATURES = {
                                 write_cache_entries=0),
     "free-blocks-sptf": dict(scheduler="sptf", read_free_blocks=True, write_cache_entries=16,
                              destage="sptf", interface_Bps=40e6),
+    "track-end": dict(scheduler="fifo", read_ahead_track_end=True, write_cache_entries=0),
+    "track-end-sptf-free": dict(scheduler="sptf", read_ahead_track_end=True,
+                                read_free_blocks=True, write_cache_entries=8, destage="sptf"),
 }
 LOADS = {
     "randread-qd1": dict(rw="randread", numjobs=1, iodepth=1),
@@ -143,6 +146,35 @@ def test_reads_stepping_back_hit_the_free_blocks_on_both_engines(name, rotation)
     # (a step back is a hit unless the head landed within 4 KiB of the first read's start,
     # or that start is within 4 KiB of its track's: most of the n / 2 steps)
     assert hits[False] == 0 and hits[True] > 0.6 * n / 2, hits
+
+
+@pytest.mark.parametrize("name", ["hdd-atlas10k", "hdd-7200"])
+def test_read_ahead_to_the_track_end_stops_there_on_both_engines(name):
+    """Not a vacuous match: with ``read_ahead_track_end`` a read a track and a half past
+    the previous one misses (the read-ahead stopped at the end of that read's track) and a
+    read just after it hits; with ``read_ahead_bytes`` ahead (more than a track and a half
+    here) both hit. The engines agree either way."""
+    base = presets.load(name)[0]
+    track = base.device.media_rate_od_Bps * 60.0 / base.device.rpm  # bytes, outer tracks
+    rng = np.random.default_rng(8)
+    n = 300
+    offset = rng.integers(1, int(1e8 // 4096), n) * 4096.0  # the outer zone
+    offset[1::3] = offset[0::3] + 4096.0
+    offset[2::3] = offset[0::3] + np.floor(1.5 * track / 4096) * 4096.0
+    t = BlockTrace(arrival_s=np.zeros(n), offset_bytes=offset, size_bytes=np.full(n, 4096.0),
+                   is_read=np.ones(n, bool), latency_s=None, idle_s=np.full(n, 30e-3),
+                   source="test")
+    hits = {}
+    for track_end in (False, True):
+        dev = replace(base.device, read_ahead_track_end=track_end, read_free_blocks=False,
+                      read_ahead_bytes=2.0 * track, scheduler="fifo", write_cache_entries=0)
+        stack = replace(base, device=dev)
+        ref = replay(t, stack, engine="simpy", mode="validate", seed=3)
+        fast = replay(t, stack, engine="fast", mode="validate", seed=3)
+        assert differences(ref.results, fast.results) == []
+        assert np.array_equal(ref.latency_s, fast.latency_s)
+        hits[track_end] = fast.results.counters["device"]["cache_reads"]
+    assert hits[False] >= 0.95 * 2 * n / 3 and 0.95 * n / 3 <= hits[True] <= 1.05 * n / 3, hits
 
 
 def test_hdd_7200_sptf_qd32_is_identical_and_auto_picks_fast():

@@ -47,6 +47,8 @@ still in a dirty write-cache entry are answered from the buffer too. With
 ``read_free_blocks`` the segment also keeps the sectors of the target track that passed under
 the head while a media read waited for its first sector (DiskSim's "Read any free blocks"), so
 a later read a little before an earlier one (a backward step within the track) is a hit too.
+With ``read_ahead_track_end`` the read-ahead stops at the end of the track (DiskSim's DEC
+prefetch scheme): together the two make the segment a track buffer.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ __all__ = [
     "hdd_track_position",
     "hdd_transfer_s",
     "hdd_free_bytes_before",
+    "hdd_track_end_ahead",
 ]
 
 
@@ -332,6 +335,11 @@ class HddDevice(DeviceFamily, Spec):
     # during a media read's rotational wait (DiskSim's "Read any free blocks"); off: the
     # segment starts at the requested sector
     read_free_blocks: bool = fld(False, "bool")
+    # read ahead to the end of the track after the request (one more track when the request
+    # began on an earlier one), not read_ahead_bytes, and a buffer hit does not extend it
+    # (DiskSim's "Buffer continuous read = 4", the DEC prefetch scheme, with "Read-ahead on
+    # idle hit = 0"); off: read_ahead_bytes ahead of the host
+    read_ahead_track_end: bool = fld(False, "bool")
 
     def __post_init__(self):
         object.__setattr__(self, "seek_curve", _parse_seek_curve(self.seek_curve))
@@ -647,8 +655,31 @@ def hdd_next_source(queued: int, dirty: int, free_entries: int, entry_waiters: i
 # [lo, hi): what was read by t0; limit: where the stream stops; rate; streaming, valid (0/1);
 # size: how far ahead of the host it reads; before: the bytes the media read under way found
 # in front of its first sector (``read_free_blocks``), for the segment it will start
-RA_LO, RA_HI, RA_LIMIT, RA_T0, RA_RATE, RA_STREAMING, RA_VALID, RA_SIZE, RA_BEFORE = range(9)
-RA_FIELDS = 9
+# note_limit: where the read under way will stop reading ahead (``read_ahead_track_end``; 0:
+# read_ahead_bytes past its end); fixed: 1 when the segment's limit came from it (a hit does
+# not move it)
+(RA_LO, RA_HI, RA_LIMIT, RA_T0, RA_RATE, RA_STREAMING, RA_VALID, RA_SIZE, RA_BEFORE,
+ RA_NOTE_LIMIT, RA_FIXED) = range(11)
+RA_FIELDS = 11
+
+
+def hdd_track_end_ahead(p_first: float, p_after: float, size: float, xfer_s: float,
+                        rev_s: float) -> float:
+    """Bytes a read reads ahead with ``read_ahead_track_end``: to the end of the track of
+    the first byte after it (track position ``p_after``), one more track when the read began
+    on an earlier one (``p_first``), at the read's own rate (``size`` over ``xfer_s``)."""
+    if not xfer_s > 0.0:
+        return 0.0
+    turns = math.floor(p_after) + 1.0 - p_after
+    if math.floor(p_first) < math.floor(p_after):
+        turns += 1.0
+    return turns * rev_s * (size / xfer_s)
+
+
+def read_ahead_note_limit(ra, limit: float) -> None:
+    """The media read starting now will read ahead up to ``limit`` (a byte address)
+    instead of ``read_ahead_bytes`` past its end; :func:`read_ahead_start` takes it."""
+    ra[RA_NOTE_LIMIT] = limit
 
 
 def hdd_free_bytes_before(track_pos: float, wait_s: float, rev_s: float, size: float,
@@ -681,14 +712,21 @@ def read_ahead_start(ra, now: float, offset: float, size: float, rate: float) ->
     """A media read of [offset, offset + size) ended at ``now``: stream on from its end (the
     segment begins ``before`` bytes earlier when :func:`read_ahead_note_before` said so)."""
     before = ra[RA_BEFORE]
+    limit = ra[RA_NOTE_LIMIT]
     ra[RA_BEFORE] = 0.0
+    ra[RA_NOTE_LIMIT] = 0.0
     if ra[RA_SIZE] <= 0 or not 0 < rate < math.inf:
         return
     ra[RA_LO] = offset - before
     ra[RA_HI] = offset + size
     ra[RA_T0] = now
     ra[RA_RATE] = rate
-    ra[RA_LIMIT] = ra[RA_HI] + ra[RA_SIZE]
+    if limit > 0.0:
+        ra[RA_LIMIT] = max(limit, ra[RA_HI])
+        ra[RA_FIXED] = 1.0
+    else:
+        ra[RA_LIMIT] = ra[RA_HI] + ra[RA_SIZE]
+        ra[RA_FIXED] = 0.0
     ra[RA_STREAMING] = 1.0
     ra[RA_VALID] = 1.0
 
@@ -719,10 +757,11 @@ def read_ahead_wait_s(ra, now: float, offset: float, size: float) -> float:
         wait = (end - reach) / ra[RA_RATE]
     else:
         return -1.0
-    if streaming:  # keep ``size`` bytes ahead of the host
+    if streaming:  # keep ``size`` bytes ahead of the host (unless the limit is fixed)
         ra[RA_HI] = reach
         ra[RA_T0] = now
-        ra[RA_LIMIT] = max(ra[RA_LIMIT], end + ra[RA_SIZE])
+        if ra[RA_FIXED] == 0.0:
+            ra[RA_LIMIT] = max(ra[RA_LIMIT], end + ra[RA_SIZE])
     return wait
 
 

@@ -1572,6 +1572,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                                 and op[fh.O_WRITE] == 0.0):  # (read_free_blocks)
                             fh.ra_note_before(h_ra[dv], fh.free_bytes_before(
                                 op, a_delay, h_head[dv, 0], h_head[dv, 1], hp, hxp, hfp))
+                        if (source == HDD_HOST and hp[fh.H_RTE] != 0.0
+                                and op[fh.O_WRITE] == 0.0):  # (read_ahead_track_end)
+                            fh.ra_note_limit(h_ra[dv], fh.track_end_limit(op, hp))
             elif WITH_DISK and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
                 if k == K_A_CORE:  # a front-end core: its time, on the array's stream
                     level(L_BUSY, now, 1)
@@ -2596,7 +2599,8 @@ _KNOWN_DEVICE = {
                 "media_rate_od_Bps", "media_rate_id_Bps", "interface_Bps", "overhead_s",
                 "rotation", "queue_depth", "scheduler", "write_cache_entries",
                 "read_ahead_bytes", "destage", "seek_curve", "seek_curve_cylinders",
-                "read_hit_overhead_s", "write_cached_overhead_s", "read_free_blocks"},
+                "read_hit_overhead_s", "write_cached_overhead_s", "read_free_blocks",
+                "read_ahead_track_end"},
 }
 _KNOWN_WORKLOAD = {"rw", "rwmixread", "block_size_bytes", "bssplit", "numjobs", "iodepth",
                    "rate_iops", "arrival", "span_bytes", "thinktime_s", "align_bytes"}

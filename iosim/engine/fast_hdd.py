@@ -32,10 +32,12 @@ from ..devices.hdd import (
     hdd_place_one,
     hdd_rotational_wait_one,
     hdd_seek_one,
+    hdd_track_end_ahead,
     hdd_track_position_one,
     read_ahead_end,
     read_ahead_invalidate,
     read_ahead_note_before,
+    read_ahead_note_limit,
     read_ahead_start,
     read_ahead_stop,
     read_ahead_wait_s,
@@ -53,8 +55,8 @@ _FEW = 64
 # the HDD's parameters (float array)
 (H_CAP, H_RHO, H_NCYL, H_HEADS, H_HSKEW, H_CSKEW, H_RPM, H_T2T, H_A, H_B, H_KNEE, H_HSW,
  H_SETTLE, H_OVH, H_IFACE, H_RHIT, H_WCO, H_RA, H_EFF, H_WC, H_SPTF, H_DSPTF, H_EXACT,
- H_TABLE, H_RFB) = range(25)
-NH = 25
+ H_TABLE, H_RFB, H_RTE) = range(26)
+NH = 26
 # the read-ahead segment's state (``iosim.devices.hdd``'s RA_* layout)
 NRA = RA_FIELDS
 
@@ -489,6 +491,17 @@ ra_stop = numba.njit(read_ahead_stop)
 ra_wait = numba.njit(read_ahead_wait_s)
 ra_invalidate = numba.njit(read_ahead_invalidate)
 ra_note_before = numba.njit(read_ahead_note_before)
+ra_note_limit = numba.njit(read_ahead_note_limit)
+_track_end_ahead = numba.njit(hdd_track_end_ahead)
+
+
+@numba.njit
+def track_end_limit(op, hp):
+    """``HddModel._track_end_limit``: where a media read's read-ahead stops."""
+    end = op[O_OFF] + op[O_SIZE]
+    p0 = _track_position(op[O_OFF], hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    p1 = _track_position(end, hp[H_CAP], hp[H_RHO], hp[H_NCYL], hp[H_HEADS])
+    return end + _track_end_ahead(p0, p1, op[O_SIZE], op[O_XFER], 60.0 / hp[H_RPM])
 _free_before = numba.njit(hdd_free_bytes_before)
 
 
@@ -531,6 +544,7 @@ def hdd_params(dev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hp[H_EXACT] = dev.rotation == "exact"
     hp[H_TABLE] = table is not None
     hp[H_RFB] = dev.read_free_blocks
+    hp[H_RTE] = dev.read_ahead_track_end
     if table is None:
         return hp, np.zeros(1), np.zeros(1)
     return hp, np.ascontiguousarray(table[0], float), np.ascontiguousarray(table[1], float)

@@ -33,10 +33,12 @@ from ..devices.hdd import (
     hdd_next_source,
     hdd_positioning_s,
     hdd_rotation_s,
+    hdd_track_end_ahead,
     hdd_track_position_one,
     read_ahead_end,
     read_ahead_invalidate,
     read_ahead_note_before,
+    read_ahead_note_limit,
     read_ahead_start,
     read_ahead_stop,
     read_ahead_wait_s,
@@ -148,6 +150,10 @@ class ReadAhead:
     def note_before(self, before: float) -> None:
         """The media read starting now also buffers ``before`` bytes in front of it."""
         read_ahead_note_before(self.state, before)
+
+    def note_limit(self, limit: float) -> None:
+        """The media read starting now reads ahead up to ``limit``."""
+        read_ahead_note_limit(self.state, limit)
 
 
 class HddModel:
@@ -305,6 +311,16 @@ class HddModel:
         return hdd_free_bytes_before(p, service_s - op["xfer"] - move, 60.0 / spec.rpm,
                                      op["size"], op["xfer"])
 
+    def _track_end_limit(self, op: dict) -> float:
+        """``read_ahead_track_end``: where a media read's read-ahead stops."""
+        spec = self.spec
+        args = (spec.capacity_bytes, spec.id_od_ratio, spec.n_cylinders, spec.heads)
+        end = op["off"] + op["size"]
+        ahead = hdd_track_end_ahead(hdd_track_position_one(op["off"], *args),
+                                    hdd_track_position_one(end, *args), op["size"], op["xfer"],
+                                    60.0 / spec.rpm)
+        return end + ahead
+
     def _actuator(self):
         env, spec = self.env, self.spec
         while True:
@@ -328,6 +344,8 @@ class HddModel:
             service = self._service_s(op)
             if done is not None and spec.read_free_blocks and not op["write"]:
                 self.read_ahead.note_before(self._free_bytes_before(op, service))
+            if done is not None and spec.read_ahead_track_end and not op["write"]:
+                self.read_ahead.note_limit(self._track_end_limit(op))
             yield env.timeout(service)
             self.rec.unit_busy(-1)
             self.head_cyl = op["cyl"]

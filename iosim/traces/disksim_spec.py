@@ -38,6 +38,7 @@ Scheduling policy (disksim_ioqueue)                     device.scheduler (1 FCFS
 Fast write level > 0, Maximum number of write segments  device.write_cache_entries, destage fifo
 Maximum read-ahead (blks) x 512 B                       device.read_ahead_bytes
 Read any free blocks (with caching)                     device.read_free_blocks
+Buffer continuous read = 1 or 4 (with caching)          device.read_ahead_track_end
 ======================================================  =======================================
 
 All overheads are multiplied by ``Time scale for overheads``. The host side of the ``.parv``
@@ -653,9 +654,16 @@ def _cache(disk: Block, scale: float, notes: list[str]) -> dict:
         notes.append(f"buffer: {segs} segments of {seg_blocks:g} blocks in the description; "
                      "iosim keeps one read-ahead segment")
     free = caching and _number(disk, "Read any free blocks", 0.0) != 0
+    # DiskSim's continuous-read schemes: 1 to the track's end, 4 the DEC scheme (to the end of
+    # the track after the request, one more when the request began on an earlier track)
+    cont = _integer(disk, "Buffer continuous read", 0.0)
+    track_end = caching and cont in (1, 4)
+    if track_end and _number(disk, "Read-ahead on idle hit", 0.0) != 0:
+        notes.append("Read-ahead on idle hit = 1: iosim does not read further on a hit when "
+                     "it reads ahead to the track's end")
     return {"write_cache_entries": entries, "destage": "fifo",
             "read_ahead_bytes": ra_blocks * BLOCK_BYTES if caching else 0.0,
-            "read_free_blocks": bool(free)}
+            "read_free_blocks": bool(free), "read_ahead_track_end": bool(track_end)}
 
 
 def _controller(disk: Block, notes: list[str]) -> dict:
