@@ -85,7 +85,7 @@ from ..spec import Spec, SpecError, fld
 from ..units import show_size
 from .base import DeviceFamily, FitModel, fit_base
 from .hdd import NCQ_DISK
-from .hdd_fit import DISK_FIT_PARAMS
+from .hdd_fit import DISK_FIT_PARAMS, DISK_SIZE_PARAMS
 
 __all__ = [
     "RaidDevice",
@@ -529,7 +529,7 @@ class RaidDevice(DeviceFamily, Spec):
                            "member": {"kind": "hdd", **NCQ_DISK}}, "fit-raid"),
                  {"host.overhead": (0.0, 0.02)},
                  simulated=True, sim_ios=2000,  # the fast engine runs the array: ms a point
-                 auto="md-members"),
+                 auto="md-members", size_params=DISK_SIZE_PARAMS),
     )
 
     level: str = fld("5", "any")

@@ -195,6 +195,11 @@ def _fit_raid_members(curve, kwargs: dict) -> FitResult:
     counts are compared with the discrete parameters (the member's spindle speed) held at the
     model's, which are then chosen at the count found (one profile, not one per count)."""
     names = list(kwargs["params"] or MODELS["raid"].params)
+    if kwargs["params"] is None:  # several block sizes: the members' transfer term too
+        pts = _points(curve, None)
+        out = _select_held(pts, kwargs.get("holdout"))
+        if sizes_differ([p for p in pts if p.index not in out]):
+            names.extend(MODELS["raid"].size_params)
     held = [n for n in names if n not in choices.choice_names(names)]
     search = {**kwargs, "verify": False, "params": held,
               "bounds": {k: v for k, v in (kwargs["bounds"] or {}).items() if k in held}}
