@@ -195,3 +195,16 @@ def test_an_md_raid_of_disks_fitted_on_three_sizes_predicts_the_others():
         errs = _held(res, m)
         assert len(errs) == 4
         assert sum(errs) / len(errs) <= 10.0, (m, errs)
+
+
+def test_a_missed_point_of_a_size_sweep_is_named_by_its_size():
+    # three points at depth 16 that differ only in size: the warning says which one
+    from iosim.fit import checks
+
+    rows = [{"set": "fit", "outstanding": 16, "block_size_bytes": b, "rwmixread": 100.0,
+             "error": {"iops": e, "lat_mean_s": -e / 2}}
+            for b, e in ((4096, 1.0), (131072, -44.0), (1048576, 2.0))]
+    out = checks.missed_training_points(rows, 0.08, "assumed")
+    assert len(out) == 1 and out[0].startswith("fitted point 128 KiB at 16 outstanding I/Os")
+    same = [dict(r, block_size_bytes=4096) for r in rows]  # one size: no size in the text
+    assert checks.missed_training_points(same, 0.08, "x")[0].startswith("fitted point at 16")

@@ -133,6 +133,9 @@ def missed_training_points(rows: Sequence[Mapping], spread: float, source: str) 
     """A warning for every fitted point the verified model misses by more than the spread
     (IOPS) or 1.5 x the spread (mean latency, which adds the host's noise)."""
     out = []
+    # a sweep of sizes or mixes: the point is named by what varies too
+    varies = [k for k in ("block_size_bytes", "rwmixread")
+              if len({r.get(k) for r in rows}) > 1]
     for r in rows:
         if r["set"] != "fit":
             continue
@@ -143,8 +146,10 @@ def missed_training_points(rows: Sequence[Mapping], spread: float, source: str) 
                 bad.append(f"{'IOPS' if m == 'iops' else 'mean latency'} {e:+.0f} %")
         if bad:
             why = f"{spread:.0%}, {source}" if not out else f"{spread:.0%}"
+            what = "".join(f" {r[k] / 1024:g} KiB" if k == "block_size_bytes" else
+                           f" {r[k]:g} % reads" for k in varies if r.get(k) is not None)
             out.append(
-                f"fitted point at {r['outstanding']} outstanding I/Os is missed beyond the "
+                f"fitted point{what} at {r['outstanding']} outstanding I/Os is missed beyond the "
                 f"run-to-run spread ({why}): {', '.join(bad)}; the model does not follow this "
                 "point"
             )
