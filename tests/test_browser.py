@@ -230,23 +230,36 @@ def assert_curve(trace: dict, curve) -> None:
     assert trace["y"] == pytest.approx(curve.df["iops"].tolist(), rel=1e-9)
 
 
+def open_explorer(page, server, notebook: str, points: int, label: str, expected, shot):
+    """Run a notebook, wait for its explorer's IOPS trace of ``points`` points, check it
+    against ``expected`` (the same model run here) and take the "before" screenshot."""
+    lab.open_and_run_all(page, server, notebook)
+    assert_curve(lab.wait_trace(page, EXPLORER, IOPS, points, label), expected)
+    explorer = page.locator(EXPLORER).first
+    explorer.scroll_into_view_if_needed()
+    explorer.screenshot(path=shot)
+    return explorer
+
+
+def threads_to_max(page, shots, points: int, label: str, what: str) -> dict:
+    """Move the threads slider to its maximum (End: one move), time it to the redrawn trace
+    of ``points`` points, report the time and return the trace."""
+    after, took = lab.timed(
+        lambda: lab.press_slider(page, EXPLORER, "threads", "End", 1),
+        lambda: lab.wait_trace(page, EXPLORER, IOPS, points, label),
+    )
+    report_time(shots, what, took)
+    return after
+
+
 def test_04_threads_on_an_sptf_disk_raise_iops(page, reader_server, shots):
     """Notebook 04: 8 -> 32 outstanding reads on a 7,200 rpm SPTF disk. More choice among the
     queue shortens the mean positioning time, so IOPS rise beyond their 95 % CIs; with FIFO the
     same 32 threads give a flat curve at the disk's 1 / S."""
-    lab.open_and_run_all(page, reader_server, READER_NOTEBOOKS[0])
-    before = lab.wait_trace(page, EXPLORER, IOPS, 4, "threads 1..8")
-    assert_curve(before, hdd_explorer_curve(8, "sptf"))
-    explorer = page.locator(EXPLORER).first
-    explorer.scroll_into_view_if_needed()
-    explorer.screenshot(path=shots / "04_disk_before.png")
-
-    # threads 8 -> 32 (End: the slider's maximum), one move
-    after, took = lab.timed(
-        lambda: lab.press_slider(page, EXPLORER, "threads", "End", 1),
-        lambda: lab.wait_trace(page, EXPLORER, IOPS, 6, "threads 1..32"),
-    )
-    report_time(shots, "notebook 04, threads 8 -> 32 (SPTF, 6 points)", took)
+    explorer = open_explorer(page, reader_server, READER_NOTEBOOKS[0], 4, "threads 1..8",
+                             hdd_explorer_curve(8, "sptf"), shots / "04_disk_before.png")
+    after = threads_to_max(page, shots, 6, "threads 1..32",
+                           "notebook 04, threads 8 -> 32 (SPTF, 6 points)")
     sptf = hdd_explorer_curve(32, "sptf")
     assert_curve(after, sptf)
     at8, at32 = sptf[3], sptf[5]
@@ -281,20 +294,10 @@ def test_05_raid_threads_16_to_64_and_level(page, reader_server, shots):
     members are nearly saturated, so IOPS rise little and the host latency grows as Little's
     law says (64 outstanding / IOPS); RAID 10 then costs two member writes a write instead of
     four, so about twice the IOPS."""
-    lab.open_and_run_all(page, reader_server, READER_NOTEBOOKS[1])
-    before = lab.wait_trace(page, EXPLORER, IOPS, 5, "threads 1..16")
-    r16 = raid_explorer_curve(16, "5")
-    assert_curve(before, r16)
-    explorer = page.locator(EXPLORER).first
-    explorer.scroll_into_view_if_needed()
-    explorer.screenshot(path=shots / "05_raid_before.png")
-
-    # threads 16 -> 64 (End: the slider's maximum), one move
-    after, took = lab.timed(
-        lambda: lab.press_slider(page, EXPLORER, "threads", "End", 1),
-        lambda: lab.wait_trace(page, EXPLORER, IOPS, 7, "threads 1..64"),
-    )
-    report_time(shots, "notebook 05, threads 16 -> 64 (RAID 5, 7 points)", took)
+    explorer = open_explorer(page, reader_server, READER_NOTEBOOKS[1], 5, "threads 1..16",
+                             raid_explorer_curve(16, "5"), shots / "05_raid_before.png")
+    after = threads_to_max(page, shots, 7, "threads 1..64",
+                           "notebook 05, threads 16 -> 64 (RAID 5, 7 points)")
     r64 = raid_explorer_curve(64, "5")
     assert_curve(after, r64)
     at16, at64 = r64[4], r64[6]

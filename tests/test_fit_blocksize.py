@@ -40,6 +40,14 @@ def _held(res, metric: str) -> list[float]:
     return [abs(p["error"][metric]) for p in res.points if p["set"] == "holdout"]
 
 
+def _assert_held_mape(res, *, points: int, bar: float) -> None:
+    """Held-out IOPS and mean-latency MAPE of ``res`` within ``bar`` percent, over ``points``."""
+    for m in ("iops", "lat_mean_s"):
+        errs = _held(res, m)
+        assert len(errs) == points
+        assert sum(errs) / len(errs) <= bar, (m, errs)
+
+
 def test_generic_fit_on_three_sizes_predicts_the_others():
     # the physics is the model's own (base + size / media rate), so the bar is tight and was
     # set before the first run: held-out IOPS and mean-latency MAPE <= 5 %, every held-out
@@ -175,10 +183,7 @@ def test_a_reordering_disk_fitted_on_three_sizes_predicts_the_others():
     res = fit(curve, model="hdd-ncq",
               holdout={"bs": ["16k", "256k"]}, percentiles=False)
     assert "device.media_rate_od_Bps" in res.params  # added: the fitted sizes differ
-    for m in ("iops", "lat_mean_s"):
-        errs = _held(res, m)
-        assert len(errs) == 4
-        assert sum(errs) / len(errs) <= 8.0, (m, errs)
+    _assert_held_mape(res, points=4, bar=8.0)
 
 
 def test_an_md_raid_of_disks_fitted_on_three_sizes_predicts_the_others():
@@ -191,10 +196,7 @@ def test_an_md_raid_of_disks_fitted_on_three_sizes_predicts_the_others():
     curve = _size_sweep(stack, (4096, 8192, 32768, 65536, 262144), ios=3000, seed=950)
     res = fit(curve, model="raid", holdout={"bs": ["8k", "64k"]}, percentiles=False)
     assert "device.media_rate_od_Bps" in res.params  # added: the fitted sizes differ
-    for m in ("iops", "lat_mean_s"):
-        errs = _held(res, m)
-        assert len(errs) == 4
-        assert sum(errs) / len(errs) <= 10.0, (m, errs)
+    _assert_held_mape(res, points=4, bar=10.0)
 
 
 def test_a_missed_point_of_a_size_sweep_is_named_by_its_size():
