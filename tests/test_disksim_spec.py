@@ -148,6 +148,36 @@ def test_edited_rpm_seek_file_and_zones_change_their_fields(tmp_path):
 
 
 @needs_shared
+def test_a_slow_bus_under_the_disk_sets_the_interface_rate_as_in_disksim(tmp_path):
+    """DiskSim's disk_get_blktranstime: a block moves at the slower of the disk's bulk sector
+    transfer time and the block transfer time of the bus the disk hangs from (here bus1,
+    instantiated as BUS1); a slow bus elsewhere in the topology is only noted."""
+    parv = _copy_atlas(tmp_path)
+    base = import_disksim_drive(parv)
+    assert base.stack.device.interface_Bps == pytest.approx(512 / 0.099e-3)
+    assert not any(n.startswith("interface:") for n in base.notes)
+    bus1 = r"(disksim_bus BUS1 \{[^}]*?)Read block transfer time = 0\.0,\s*" \
+           r"Write block transfer time = 0\.0"
+    _edit(parv, bus1, r"\1Read block transfer time = 0.17010,\n  "
+          r"Write block transfer time = 0.18686")
+    drive = import_disksim_drive(parv)
+    assert drive.stack.device.interface_Bps == pytest.approx(512 / 0.17010e-3)
+    note = next(n for n in drive.notes if n.startswith("interface:"))
+    assert "BUS1" in note and "0.1701" in note and "writes differ" in note
+    assert not any("BUS1: Read block transfer time" in n for n in drive.notes)
+    # the same times on BUS0 (driver to controller) leave the disk's rate alone, with a note
+    (tmp_path / "b0").mkdir()
+    parv2 = _copy_atlas(tmp_path / "b0")
+    bus0 = bus1.replace("BUS1", "BUS0")
+    _edit(parv2, bus0, r"\1Read block transfer time = 0.17010,\n  "
+          r"Write block transfer time = 0.18686")
+    drive0 = import_disksim_drive(parv2)
+    assert drive0.stack.device.interface_Bps == pytest.approx(512 / 0.099e-3)
+    assert any("BUS0: Read block transfer time = 0.17010 is not modelled" in n
+               for n in drive0.notes)
+
+
+@needs_shared
 def test_a_linear_seek_type_uses_the_fitted_curve_through_its_three_times(tmp_path):
     parv = _copy_atlas(tmp_path)
     _edit(tmp_path / "atlas10k.model", r"Seek type = extracted",

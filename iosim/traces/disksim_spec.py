@@ -28,7 +28,8 @@ Seek type = constant (Constant seek time)               a flat device.seek_curve
 Add. write settling delay                               device.write_settle_s
 Head switch time                                        device.head_switch_s
 Access time type = averageRotation                      device.rotation = "uniform"
-Bulk sector transfer time (ms per 512-B block)          device.interface_Bps = 512 B / time
+Bulk sector transfer time (ms per 512-B block), or the  device.interface_Bps = 512 B / time
+disk's bus's Read block transfer time when slower
 Per-request overhead + Read miss over. (mean)           device.overhead_s
 Read hit over. after read/write (mean)                  device.read_hit_overhead_s
 Write hit over. after read/write (mean)                 device.write_cached_overhead_s
@@ -43,7 +44,9 @@ Buffer continuous read = 1 or 4 (with caching)          device.read_ahead_track_
 
 All overheads are multiplied by ``Time scale for overheads``. The host side of the ``.parv``
 (iodriver, buses, controller) becomes no host overhead, a link of no latency and unbounded
-bandwidth; non-zero bus or controller times there are reported, not modelled. Whatever the
+bandwidth, except the block transfer time of the bus the disk hangs from (``topology``), which
+DiskSim charges per block when it is slower than the disk's own; other non-zero bus or
+controller times are reported, not modelled. Whatever the
 description says that iosim does not model (slipped sectors and spares, the zones' measured
 skews, write-miss overheads, several buffer segments, non-zero parameters iosim has no field
 for) is returned as a list of notes (:func:`import_disksim_drive`) or issued as warnings
@@ -187,6 +190,8 @@ class _Parser:
         self.toks = _tokens(_read_text(path, ref, "source file" if ref else "drive description"))
         self.i = 0
         self.instantiated: list[str] = []  # "instantiate [ ... ] as NAME": the NAMEs
+        self.instances: dict[str, str] = {}  # instance name -> the NAME it instantiates
+        self.topology: list = []  # "topology TYPE NAME [ ... ]": (words, children) trees
 
     def fail(self, line: int | None, reason: str):
         raise TraceFormatError(self.path, line, reason)
@@ -214,6 +219,8 @@ class _Parser:
         blocks = sub.top()
         if instantiated is not None:
             instantiated.extend(sub.instantiated)
+            self.instances.update(sub.instances)
+            self.topology.extend(sub.topology)
         return blocks
 
     # top level ---------------------------------------------------------------------------
@@ -232,10 +239,14 @@ class _Parser:
                 blocks.append(self.block(words[0], words[1] if len(words) > 1 else "", line, 0))
             elif self.peek() == "[":
                 self.i += 1
-                self.list_(line, 0)  # the instance names and the topology: not needed
+                items = self.list_(line, 0)
                 nxt = self.peek()
                 if tok.lower() == "instantiate" and nxt and nxt.lower().startswith("as "):
-                    self.instantiated.append(nxt[3:].strip())
+                    name = nxt[3:].strip()
+                    self.instantiated.append(name)
+                    self.instances.update({i: name for i in items if isinstance(i, str)})
+                elif tok.lower().startswith("topology"):
+                    self.topology.append((tok.split()[1:], items))
             # other words ("as NAME" after an instantiate list) are read above
         return blocks
 
@@ -467,7 +478,12 @@ def _hpl_curve(mech: Block, kind: str, ncyl: int) -> list[list[float]]:
     """The seek equation of Ruemmler and Wilkes (DiskSim's ``hpl``: V1 the boundary in
     cylinders, V2 + V3 sqrt(d) below it, V4 + V5 d from it on, V6 the single-cylinder time or
     -1), with ``hplplus10``'s ``First ten seek times`` for 1..10 cylinders, tabulated densely
-    (every distance up to 64 and the boundary, 400 log-spaced points beyond)."""
+    (every distance up to 64 and the boundary, 400 log-spaced points beyond).
+
+    DiskSim 4.0's plain ``hpl`` function (``dm_mech_g1_seek_hpl``) compares the distance with
+    ``hpseek[0]``, a slot its loader never sets (V1 goes to ``hpseek_v1``, which only
+    ``hplplus10`` reads), so DiskSim itself takes the linear part for every distance; iosim
+    follows the published equation for both types."""
     v = mech.get("HPL seek equation values")
     path, line = mech.where("HPL seek equation values")
     try:
@@ -666,15 +682,57 @@ def _cache(disk: Block, scale: float, notes: list[str]) -> dict:
             "read_free_blocks": bool(free), "read_ahead_track_end": bool(track_end)}
 
 
-def _controller(disk: Block, notes: list[str]) -> dict:
+def _disk_bus(parser: _Parser, blocks: list[Block], disk: Block) -> Block | None:
+    """The ``disksim_bus`` block of the bus the disk hangs from in the topology (None when the
+    topology does not place the disk under a bus)."""
+    kinds = {(b.type, b.name): b for b in blocks}
+
+    def walk(items, bus):
+        for item in items:
+            words, children = (item if isinstance(item, tuple) else (item, []))
+            words = words.split() if isinstance(words, str) else list(words)
+            if len(words) < 2:
+                continue
+            type_, inst = words[0], words[1]
+            name = parser.instances.get(inst, inst)
+            if type_ == "disksim_disk" and name == disk.name:
+                return bus
+            found = walk(children, kinds.get((type_, name)) if type_ == "disksim_bus" else bus)
+            if found is not None:
+                return found
+        return None
+
+    return walk(parser.topology, None)
+
+
+def _block_time_ms(disk: Block, bus: Block | None, notes: list[str]) -> float:
+    """The time a block takes to move to or from the host: DiskSim's disk_get_blktranstime,
+    the slower of the disk's ``Bulk sector transfer time`` and its bus's block transfer time
+    (read, or write for writes; iosim has one interface rate, so a write time that differs is
+    noted)."""
+    bulk = _number(disk, "Bulk sector transfer time", 0.0)
+    if bus is None:
+        return bulk
+    rd = _number(bus, "Read block transfer time", 0.0)
+    wr = _number(bus, "Write block transfer time", 0.0)
+    if max(rd, wr) <= bulk:
+        return bulk
+    notes.append(f"interface: {bus.type} {bus.name} moves a block in {rd:g} ms (reads) / {wr:g} "
+                 f"ms (writes), slower than the disk's Bulk sector transfer time ({bulk:g} ms): "
+                 f"as in DiskSim the slower time sets the transfer; iosim uses {max(rd, bulk):g} "
+                 "ms for both directions" + (" (writes differ)" if rd != wr else ""))
+    return max(rd, bulk)
+
+
+def _controller(disk: Block, bus: Block | None, notes: list[str]) -> dict:
     scale = _number(disk, "Time scale for overheads", 1.0)
 
     def ms(name: str) -> float:
         return _number(disk, name, 0.0) * scale / 1e3
 
-    bulk = _number(disk, "Bulk sector transfer time", 0.0)
+    block_ms = _block_time_ms(disk, bus, notes)
     dev = {
-        "interface_Bps": BLOCK_BYTES / (bulk / 1e3) if bulk > 0 else math.inf,
+        "interface_Bps": BLOCK_BYTES / (block_ms / 1e3) if block_ms > 0 else math.inf,
         "overhead_s": ms("Per-request overhead time")
         + (ms("Read miss over. after read") + ms("Read miss over. after write")) / 2,
         "read_hit_overhead_s": (ms("Read hit over. after read")
@@ -691,11 +749,11 @@ def _controller(disk: Block, notes: list[str]) -> dict:
     return dev
 
 
-def _host_notes(blocks: list[Block]) -> list[str]:
+def _host_notes(blocks: list[Block], bus: Block | None) -> list[str]:
     notes = []
     for b in blocks:
-        keys = {"disksim_bus": ("Arbitration time", "Read block transfer time",
-                                "Write block transfer time"),
+        keys = {"disksim_bus": ("Arbitration time",) if b is bus else (
+            "Arbitration time", "Read block transfer time", "Write block transfer time"),
                 "disksim_ctlr": ("Bulk sector transfer time",),
                 "disksim_iodriver": ("Constant access time",)}.get(b.type, ())
         for k in keys:
@@ -723,8 +781,9 @@ def disksim_drive_dict(path: str | Path) -> tuple[dict, list[str]]:
     notes: list[str] = []
     disk = _find_disk(blocks, parser.instantiated, path, notes)
     model = _sub(disk, "Model", "dm_disk")
-    device = {"kind": "hdd", **_mechanics(model, notes), **_controller(disk, notes)}
-    notes.extend(_host_notes(blocks))
+    bus = _disk_bus(parser, blocks, disk)
+    device = {"kind": "hdd", **_mechanics(model, notes), **_controller(disk, bus, notes)}
+    notes.extend(_host_notes(blocks, bus))
     name = f"disksim-{path.stem}"
     table = {
         "name": name,
