@@ -82,7 +82,9 @@ def _add_stack_options(g, preset_default: str | None = presets.DEFAULT) -> None:
         metavar="NAME",
         help=f"a preset name ({default}; list them with `iosim presets`)",
     )
-    src.add_argument("--stack", metavar="FILE.toml", help="a stack file (instead of --preset)")
+    src.add_argument("--stack", metavar="FILE.toml",
+                     help="a stack file (instead of --preset), or a DiskSim drive description "
+                     "(.parv or .diskspecs)")
     g.add_argument(
         "--set",
         action="append",
@@ -161,7 +163,15 @@ def _int_arg(value: str | None, name: str, minimum: int, maximum: int | None = N
 
 
 def _model(args) -> tuple[Stack, Workload]:
-    if args.stack:
+    if args.stack and Path(args.stack).suffix.lower() in DISKSIM_DRIVE_SUFFIXES:
+        from .traces.disksim_spec import import_disksim_drive
+
+        drive = import_disksim_drive(args.stack)
+        # the whole drive, as fio on a raw device: the default 100 GiB span may exceed it
+        stack, wl = drive.stack, Workload(span_bytes=drive.stack.device.capacity_bytes)
+        print(f"note: {args.stack} read as a DiskSim drive description ({len(drive.notes)} notes "
+              f"on what iosim assumed: `iosim drive {args.stack}` lists them)", file=sys.stderr)
+    elif args.stack:
         stack, wl = load_toml(args.stack)
     else:
         stack, wl = presets.load(args.preset or presets.DEFAULT)
@@ -1180,7 +1190,10 @@ def cmd_replay(args) -> int:
     if args.compare and res.comparison is None:
         raise SpecError(f"{args.trace}: the trace carries no measured latencies to compare with")
     if args.json:
-        print(json.dumps(res.to_dict()))
+        out = res.to_dict()
+        if drive_notes:
+            out["drive_notes"] = drive_notes
+        print(json.dumps(out))
         return 0
     n_read = trace.facts.reads if hasattr(trace, "facts") else int(trace.is_read.sum())
     how = {"open": f"open loop at {res.speed:g}x the recorded rate",
