@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from . import limits
 from .spec import Spec, SpecError, fld
-from .units import UnitError, parse_size
+from .units import UnitError, parse_size, show_size
 
 __all__ = ["Workload", "RW_MODES"]
 
@@ -105,10 +105,13 @@ class Workload(Spec):
 
     def validate(self):
         self.require(0 <= self.rwmixread <= 100, "rwmixread", "between 0 and 100 (percent)")
+        for name in ("block_size_bytes", "span_bytes"):
+            _unitless_size_trap(self, name)
         self.require(
             512 <= self.block_size_bytes <= self.span_bytes and self.block_size_bytes % 512 == 0,
             "block_size_bytes",
-            f"a multiple of 512 bytes, at least 512 and at most span_bytes = {self.span_bytes:g}",
+            "a multiple of 512 bytes, at least 512 and at most span_bytes = "
+            f"{show_size(self.span_bytes)}",
         )
         if self.bssplit:
             self.require(
@@ -127,7 +130,7 @@ class Workload(Spec):
         self.require(
             math.isfinite(self.span_bytes) and self.span_bytes >= self.max_block_bytes,
             "span_bytes",
-            f"finite and at least the largest block ({self.max_block_bytes:g} bytes)",
+            f"finite and at least the largest block ({show_size(self.max_block_bytes)})",
         )
 
     # derived -------------------------------------------------------------------------------
@@ -164,3 +167,13 @@ class Workload(Spec):
     @property
     def max_block_bytes(self) -> float:
         return max(s for s, _ in self.sizes)
+
+
+def _unitless_size_trap(wl: Workload, name: str) -> None:
+    """A size below one 512-byte sector was almost surely given without its unit (``--bs 4``
+    for 4k, ``--size 10`` for 10G): say so in one line instead of a range check on bytes."""
+    v = getattr(wl, name)
+    if isinstance(v, (int, float)) and 0 < v < 512 and float(v).is_integer():
+        guess = "k" if name == "block_size_bytes" else "G"
+        raise SpecError(f"workload.{name} = {v:g} bytes, less than one 512-byte sector: a size "
+                        f"without a unit is in bytes (did you mean {v:g}{guess}?)")

@@ -324,6 +324,17 @@ def test_a_time_without_its_unit_is_refused_with_the_fix(capsys):
     )
 
 
+def test_a_size_below_one_sector_is_taken_for_a_missing_unit(capsys):
+    line = assert_usage_error(capsys, "run", "--bs", "4")
+    assert line == ("error: workload.block_size_bytes = 4 bytes, less than one 512-byte sector: "
+                    "a size without a unit is in bytes (did you mean 4k?)")
+    line = assert_usage_error(capsys, "run", "--size", "10")
+    assert line.endswith("(did you mean 10G?)") and "workload.span_bytes = 10 bytes" in line
+    # a size in bytes that is simply not a whole number of sectors: the range, in units
+    line = assert_usage_error(capsys, "run", "--bs", "1000")
+    assert "at most span_bytes = 100 GiB (got 1000" in line
+
+
 def test_a_time_without_its_unit_in_a_stack_file_is_refused(capsys, tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('[device]\nkind = "generic"\nservice = 0.46\n')

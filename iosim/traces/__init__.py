@@ -216,7 +216,8 @@ def read(path: str | os.PathLike, format: str = "auto"):
             path,
             None,
             "cannot tell what this file is (tried the contents and the extension "
-            f"against: {', '.join(FORMATS)}); pass format=",
+            f"against: {', '.join(FORMATS)}); pass the format (--format on the command line, "
+            "format= in Python)",
         )
     return FORMATS[fmt](path)
 

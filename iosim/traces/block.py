@@ -166,7 +166,8 @@ def iter_block_trace(
         if format is None:
             raise TraceFormatError(
                 p, None, "cannot tell which block-trace format this is (expected one of "
-                f"{', '.join(BLOCK_FORMATS)}); pass format=")
+                f"{', '.join(BLOCK_FORMATS)}); pass the format (--format on the command line, "
+                "format= in Python)")
     elif format not in BLOCK_FORMATS:
         raise TraceFormatError(
             p, None, f"unknown block-trace format {format!r}; known: {', '.join(BLOCK_FORMATS)}")
