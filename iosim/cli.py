@@ -73,7 +73,8 @@ class _Parser(argparse.ArgumentParser):
 # -- shared options ------------------------------------------------------------------------
 
 
-def _add_stack_options(g, preset_default: str | None = presets.DEFAULT) -> None:
+def _add_stack_options(g, preset_default: str | None = presets.DEFAULT, *,
+                       drive: bool = True) -> None:
     src = g.add_mutually_exclusive_group()
     default = (f"default {preset_default}" if preset_default
                else "default: none, the claim's own numbers only")
@@ -85,6 +86,11 @@ def _add_stack_options(g, preset_default: str | None = presets.DEFAULT) -> None:
     src.add_argument("--stack", metavar="FILE.toml",
                      help="a stack file (instead of --preset), or a DiskSim drive description "
                      "(.parv or .diskspecs)")
+    if drive:
+        g.add_argument("--drive", metavar="DRIVE.parv",
+                       help="the drive a DiskSim description (.parv or .diskspecs, with the "
+                       ".model and .seek files it sources) describes, instead of "
+                       "--preset/--stack; `--stack DRIVE.parv` does the same")
     g.add_argument(
         "--set",
         action="append",
@@ -163,14 +169,19 @@ def _int_arg(value: str | None, name: str, minimum: int, maximum: int | None = N
 
 
 def _model(args) -> tuple[Stack, Workload]:
-    if args.stack and Path(args.stack).suffix.lower() in DISKSIM_DRIVE_SUFFIXES:
+    path = getattr(args, "drive", None)
+    if path and (args.stack or args.preset):
+        raise SpecError("--drive replaces --preset and --stack; give one of them")
+    if not path and args.stack and Path(args.stack).suffix.lower() in DISKSIM_DRIVE_SUFFIXES:
+        path = args.stack
+    if path:
         from .traces.disksim_spec import import_disksim_drive
 
-        drive = import_disksim_drive(args.stack)
+        drive = import_disksim_drive(path)
         # the whole drive, as fio on a raw device: the default 100 GiB span may exceed it
         stack, wl = drive.stack, Workload(span_bytes=drive.stack.device.capacity_bytes)
-        print(f"note: {args.stack} read as a DiskSim drive description ({len(drive.notes)} notes "
-              f"on what iosim assumed: `iosim drive {args.stack}` lists them)", file=sys.stderr)
+        print(f"note: {path} read as a DiskSim drive description ({len(drive.notes)} notes "
+              f"on what iosim assumed: `iosim drive {path}` lists them)", file=sys.stderr)
     elif args.stack:
         stack, wl = load_toml(args.stack)
     else:
@@ -1229,10 +1240,6 @@ def _add_replay_parser(sub) -> None:
                    "memory; past 2^21 requests the statistics come from fine histograms")
     g = sp.add_argument_group("model")
     _add_stack_options(g)
-    g.add_argument("--drive", metavar="DRIVE.parv",
-                   help="the drive a DiskSim description (.parv or .diskspecs, with the .model "
-                   "and .seek files it sources) describes, instead of --preset/--stack; "
-                   "`--stack DRIVE.parv` does the same")
     r = sp.add_argument_group("replay")
     r.add_argument("--mode", choices=TRACE_MODES,
                    help="open: at the recorded times / speed; closed: N outstanding in trace "
@@ -1516,7 +1523,7 @@ def _add_check_claim_parser(sub) -> None:
     g = sp.add_argument_group(
         "stack (optional): its units, service time, queue depth and links join the limits"
     )
-    _add_stack_options(g, preset_default=None)
+    _add_stack_options(g, preset_default=None, drive=False)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_check_claim)
 

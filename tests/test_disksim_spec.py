@@ -120,10 +120,15 @@ def test_cli_replays_on_the_drive_and_writes_its_stack(tmp_path, capsys):
 def test_run_and_plan_take_a_description_as_stack_and_replay_json_keeps_its_notes(capsys):
     import json
 
-    assert main(["run", "--stack", str(PARV), "--numjobs", "2", "--ios", "2000"]) == 0
-    out = capsys.readouterr()
-    assert out.out.startswith("disksim-atlas10k: randread") and "span 8.554 GiB" in out.out
-    assert "read as a DiskSim drive description (" in out.err and out.err.count("\n") == 1
+    for how in ("--stack", "--drive"):
+        assert main(["run", how, str(PARV), "--numjobs", "2", "--ios", "2000"]) == 0
+        out = capsys.readouterr()
+        assert out.out.startswith("disksim-atlas10k: randread") and "span 8.554 GiB" in out.out
+        assert "read as a DiskSim drive description (" in out.err and out.err.count("\n") == 1
+    assert main(["plan", "--trace", str(TRACE), "--drive", str(PARV), "--latency", "20ms"]) == 0
+    assert "p99" in capsys.readouterr().out
+    assert main(["run", "--drive", str(PARV), "--preset", "hdd-7200"]) == 2
+    assert "--drive replaces" in capsys.readouterr().err
     assert main(["replay", str(TRACE), "--drive", str(PARV), "--max-requests", "200",
                  "--json"]) == 0
     notes = json.loads(capsys.readouterr().out)["drive_notes"]
