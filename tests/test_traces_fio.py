@@ -523,7 +523,7 @@ def test_job_file_round_trip(tmp_path: Path):
         ("[a]\nbs=huge\n", r":1: job \[a\]"),
         ("[global]\nrw=read\n", "found none"),
         ("[a\nrw=read\n", "malformed section"),
-        ("[a]\nrw=read\nbs=100\n", "multiple of 512"),
+        ("[a]\nrw=read\nbs=100\n", "less than one 512-byte sector"),
     ],
 )
 def test_job_file_errors(tmp_path: Path, text: str, match: str):
