@@ -168,12 +168,19 @@ def _int_arg(value: str | None, name: str, minimum: int, maximum: int | None = N
     return limits.int_arg(value, name, minimum, maximum, parse=parse_count)
 
 
-def _model(args) -> tuple[Stack, Workload]:
+def _drive_path(args) -> str | None:
+    """The DiskSim drive description the arguments name (--drive, or --stack with a
+    .parv/.diskspecs name), else None."""
     path = getattr(args, "drive", None)
     if path and (args.stack or args.preset):
         raise SpecError("--drive replaces --preset and --stack; give one of them")
     if not path and args.stack and Path(args.stack).suffix.lower() in DISKSIM_DRIVE_SUFFIXES:
         path = args.stack
+    return path
+
+
+def _model(args) -> tuple[Stack, Workload]:
+    path = _drive_path(args)
     if path:
         from .traces.disksim_spec import import_disksim_drive
 
@@ -1067,11 +1074,7 @@ DISKSIM_DRIVE_SUFFIXES = (".parv", ".diskspecs")  # a DiskSim drive description,
 def _replay_stack(args, notes: list[str] | None = None) -> Stack:
     """--preset, --stack FILE.toml, or a DiskSim drive description (--drive, or --stack with
     a .parv/.diskspecs name); its notes on what iosim assumed go to ``notes``."""
-    drive = getattr(args, "drive", None)
-    if drive and (args.stack or args.preset):
-        raise SpecError("--drive replaces --preset and --stack; give one of them")
-    if not drive and args.stack and Path(args.stack).suffix.lower() in DISKSIM_DRIVE_SUFFIXES:
-        drive = args.stack
+    drive = _drive_path(args)
     if drive:
         from .traces.disksim_spec import import_disksim_drive
 
