@@ -179,7 +179,8 @@ def _drive_path(args) -> str | None:
     return path
 
 
-def _model(args) -> tuple[Stack, Workload]:
+def _load_stack(args, default: str | None = presets.DEFAULT) -> tuple[Stack, Workload | None]:
+    """The stack (and a workload, if the source has one) from --drive, --stack or --preset."""
     path = _drive_path(args)
     if path:
         from .traces.disksim_spec import import_disksim_drive
@@ -192,7 +193,12 @@ def _model(args) -> tuple[Stack, Workload]:
     elif args.stack:
         stack, wl = load_toml(args.stack)
     else:
-        stack, wl = presets.load(args.preset or presets.DEFAULT)
+        stack, wl = presets.load(args.preset or default)
+    return stack, wl
+
+
+def _model(args) -> tuple[Stack, Workload]:
+    stack, wl = _load_stack(args)
     if args.fio_job:
         wl = _fio_job_workload(args.fio_job, args.section)
     elif args.section:
@@ -630,12 +636,9 @@ def _claim_stack(args, block_bytes: float | None) -> tuple[dict, dict, str] | No
         if args.set:
             raise SpecError("check-claim: --set needs --preset or --stack")
         return None
-    from .plan import _path_time_s, device_limits
+    from .plan import device_limits, unloaded_latency_s
 
-    if args.stack:
-        stack, wl = load_toml(args.stack)
-    else:
-        stack, wl = presets.load(args.preset)
+    stack, wl = _load_stack(args)
     stack, wl = apply_overrides(stack, wl, parse_assignments(args.set))
     wl = wl or Workload()
     bs = block_bytes if block_bytes is not None else wl.mean_block_bytes
@@ -649,7 +652,13 @@ def _claim_stack(args, block_bytes: float | None) -> tuple[dict, dict, str] | No
         kw["units"] = lim["units"]
         kw["unit_service_s"] = lim["unit_service_s"] * parts
         info["units"], info["unit_service_s"] = kw["units"], kw["unit_service_s"]
-        words.append(f"{lim['units']:g} unit(s) x {_ms(kw['unit_service_s'])}")
+        alone_dev = stack.device.alone_service_s(part, random=wl.random,
+                                                 span_bytes=wl.span_bytes)
+        floor = alone_dev is not None and alone_dev > lim["unit_service_s"] * (1 + 1e-9)
+        words.append(f"{lim['units']:g} unit(s) x {'at least ' if floor else ''}"
+                     f"{_ms(kw['unit_service_s'])}"
+                     + (" (the device reorders its queue: at depth a request can take as "
+                        "little as this)" if floor else ""))
     for key in ("iops_cap", "bandwidth_cap_Bps"):
         if key in lim:
             kw[key] = info[key] = lim[key]
@@ -664,10 +673,10 @@ def _claim_stack(args, block_bytes: float | None) -> tuple[dict, dict, str] | No
         f"queue depth {slots:g} ({stack.multipath.paths} path(s) x HBA QD "
         f"{stack.hba.queue_depth}, nr_requests {stack.block.nr_requests})"
     )
-    path_time = _path_time_s(stack, part, wl)
-    if path_time is not None and path_time > 0:
-        info["latency_s"] = path_time
-        words.append(f"unloaded latency {_ms(path_time)}")
+    alone = unloaded_latency_s(stack, part, wl)
+    if alone is not None and alone > 0:
+        info["latency_s"] = alone
+        words.append(f"unloaded latency {_ms(alone)}")
     text = f"Stack {info['name'] or 'stack'} at bs={format_size(bs)}: " + ", ".join(words)
     return kw, info, text
 

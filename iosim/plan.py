@@ -142,6 +142,20 @@ def _unit_service_s(device: Any, size: float, workload: Workload | None) -> floa
     return device_limits(device, size, workload).get("unit_service_s")
 
 
+def unloaded_latency_s(stack: Stack, part_bytes: float,
+                       workload: Workload | None = None) -> float | None:
+    """Mean latency of one request of ``part_bytes`` alone below the host: the device's
+    service with nothing queued (:meth:`~iosim.devices.base.DeviceFamily.alone_service_s`)
+    and the link both ways; None where the family cannot say."""
+    alone = stack.device.alone_service_s(
+        part_bytes, random=workload is None or workload.random,
+        span_bytes=workload.span_bytes if workload is not None else None)
+    if alone is None:
+        return None
+    link = stack.link
+    return alone + 2 * link.latency_s + part_bytes / link.bandwidth_Bps
+
+
 def _path_time_s(stack: Stack, part_bytes: float, workload: Workload | None = None) -> float | None:
     """Mean time a request of ``part_bytes`` holds a path slot: service + link both ways
     (a lower bound where the device's mean is not known exactly, see :func:`device_limits`)."""

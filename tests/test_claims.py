@@ -539,6 +539,28 @@ def test_cli_with_a_stack_keeps_its_ceilings_and_adds_the_physics(capsys):
     assert "Against the physics of media and links" in out
 
 
+def test_cli_a_reordering_disk_alone_pays_its_seek_and_turn(capsys):
+    """hdd-7200 reorders its queue (SPTF): at depth a request can take as little as its
+    overhead and transfer (the units' floor), but alone it pays the mean seek and half a turn,
+    and that is the stack's unloaded latency (not the 23 us floor)."""
+    from iosim import presets
+
+    dev = presets.load("hdd-7200")[0].device
+    alone = dev.alone_service_s(4096, span_bytes=dev.capacity_bytes)
+    floor = dev.unit_service_s(4096, span_bytes=dev.capacity_bytes)
+    assert alone == pytest.approx(dev.random_service_s(4096)) and 5e-3 < alone < 20e-3
+    assert floor < 1e-4
+    code, out, _ = run_cli(capsys, "check-claim", "--iops", "300", "--bs", "4k", "--preset",
+                           "hdd-7200", "--json")
+    d = json.loads(out)
+    assert d["stack"]["latency_s"] == pytest.approx(alone)
+    assert d["max_iops"] == pytest.approx(32 / alone) and d["binding"] == "little"
+    code, out, _ = run_cli(capsys, "check-claim", "--iops", "300", "--bs", "4k", "--preset",
+                           "hdd-7200")
+    assert "1 unit(s) x at least 23.4 us (the device reorders its queue" in out.replace("µ", "u")
+    assert "unloaded latency 13.2 ms" in out
+
+
 @pytest.mark.parametrize(
     "flag, match",
     [

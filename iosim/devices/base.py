@@ -257,6 +257,15 @@ class DeviceFamily:
         random (or sequential) pattern over ``span_bytes``; None where the family cannot say."""
         return _positive(self.mean_service_s(size_bytes))
 
+    def alone_service_s(
+        self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None
+    ) -> float | None:
+        """The mean time one request of ``size_bytes`` takes with nothing else queued (the
+        unloaded latency of the device); :meth:`unit_service_s` where the two agree. A disk
+        that reorders its queue differs: alone, a request pays the whole seek and rotation
+        its reordering shortens at depth."""
+        return self.unit_service_s(size_bytes, random=random, span_bytes=span_bytes)
+
     def rate_caps(self, size_bytes: float, read_fraction: float) -> Caps:
         """Administrative caps (IOPS, bytes/s) for requests of ``size_bytes`` in a mix with
         ``read_fraction`` reads; (None, None) for a device without caps."""

@@ -532,6 +532,15 @@ class HddDevice(DeviceFamily, Spec):
             return self.overhead_s + size_bytes / self.media_rate_od_Bps
         return float(self.random_service_s(size_bytes, span_bytes))
 
+    def alone_service_s(
+        self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None
+    ) -> float | None:
+        """Alone, nothing to reorder: a random request pays the mean seek over the span and
+        half a turn whatever the scheduler."""
+        if not random:
+            return self.overhead_s + size_bytes / self.media_rate_od_Bps
+        return float(self.random_service_s(size_bytes, span_bytes))
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}
 
