@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 import os
@@ -32,7 +33,11 @@ DEFAULT_IOS = 20_000
 
 def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     """The most I/Os per second the stack can complete: the tightest of the device's units,
-    the effective queue depth over the time a request holds a path slot, and the link."""
+    the effective queue depth over the time a request holds a path slot, and the link. A
+    device that reorders its queue (``reorders()``: a disk choosing the shortest positioning
+    time) completes more the more it holds, so its units and slots are replaced by the
+    throughput of a short closed-loop run with every slot below the host full
+    (:func:`saturated_iops`)."""
     dev = stack.device
     size = workload.mean_block_bytes
     parts = max(1.0, math.ceil(size / stack.block.max_sectors_bytes))
@@ -45,7 +50,9 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
         caps.append(iops_cap)
     if bytes_cap is not None:
         caps.append(bytes_cap / size)
-    if hold > 0:
+    if dev.reorders():
+        caps.append(saturated_iops(stack, workload))
+    elif hold > 0:
         caps.append(dev.units / hold / parts)
         link = stack.link
         path_time = hold + 2 * link.latency_s + part / link.bandwidth_Bps
@@ -54,6 +61,30 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     if math.isfinite(stack.link.bandwidth_Bps):
         caps.append(stack.multipath.paths * stack.link.bandwidth_Bps / size)
     return min(caps) if caps else math.inf
+
+
+#: I/Os of the closed-loop run that measures a reordering device's capacity, and the most
+#: jobs it holds (a disk's own queue is 32 deep; slots beyond its queue only wait above it)
+SATURATION_IOS = 4000
+SATURATION_MAX_JOBS = 1024
+
+
+def saturated_iops(stack: Stack, workload: Workload) -> float:
+    """IOPS of ``workload``'s requests with every slot below the host held (as many jobs as
+    the effective queue depth and ``block.nr_requests`` admit, no host gap, no think time):
+    the most the stack completes however fast requests arrive. Simulated (a short run, seed
+    1, cached), since a reordering disk's service shortens with the queue it chooses from."""
+    slots = min(stack.effective_queue_depth, stack.block.nr_requests)
+    n = int(max(1, min(slots, SATURATION_MAX_JOBS)))
+    wl = workload.with_(rate_iops=None, numjobs=n, iodepth=1, thinktime_s=0.0)
+    return _saturated(stack.with_(**{"host.overhead": "0s"}), wl)
+
+
+@functools.lru_cache(maxsize=64)
+def _saturated(stack: Stack, workload: Workload) -> float:
+    res = _simulate(stack, workload, ios=SATURATION_IOS, warmup_ios=None, seed=1,
+                    engine="auto", replications=1, force=True, announce=False, precision=None)
+    return float(res.iops)
 
 
 def _check(ios: Any, warmup_ios: Any, seed: Any, engine: Any, replications: Any
@@ -165,8 +196,11 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
         if workload.rate_iops >= cap:
             raise UnstableError(
                 f"workload.rate_iops = {workload.rate_iops:g} is at or above the stack's capacity "
-                f"of about {cap:.6g} IOPS: the queue would grow without bound. Lower the rate "
-                "or add capacity (device.units, paths, queue depth)."
+                f"of about {cap:.6g} IOPS"
+                + (" (measured with every queue slot full: the device reorders its queue)"
+                   if stack.device.reorders() else "")
+                + ": the queue would grow without bound. Lower the rate or add capacity "
+                "(device.units, paths, queue depth)."
             )
     reason = fast_engine.supports(stack, workload) if engine != "simpy" else "simpy asked for"
     if engine == "fast" and reason:

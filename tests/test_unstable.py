@@ -17,6 +17,30 @@ def test_rate_above_capacity_refused_before_the_run():
     assert iosim.open_loop_capacity_iops(stack, Workload(rate_iops=1)) == pytest.approx(4000)
 
 
+def test_a_reordering_disk_is_measured_full_not_computed_alone():
+    """hdd-7200 picks the shortest positioning time among the 32 requests its queue holds, so
+    an open loop can run it past one request's FIFO rate (1 / 13.2 ms = 76 IOPS): its capacity
+    is the throughput with every slot full, measured. A rate past that is still refused."""
+    from iosim import presets
+    from iosim.simulate import saturated_iops
+
+    stack, wl = presets.load("hdd-7200")
+    assert stack.device.reorders() and not stack.with_(**{"device.scheduler": "fifo"}
+                                                       ).device.reorders()
+    fifo = 1 / stack.device.mean_service_s(4096)
+    sat = saturated_iops(stack, wl.with_(rate_iops=1))
+    # bars fixed before the first run: SPTF at 32 gains over FIFO, within a factor of 1.5..4
+    assert 1.5 * fifo < sat < 4 * fifo
+    assert iosim.open_loop_capacity_iops(stack, wl.with_(rate_iops=1)) == pytest.approx(sat)
+    res = iosim.simulate(stack, wl.with_(rate_iops=1.3 * fifo), ios=3000)
+    assert res.iops == pytest.approx(1.3 * fifo, rel=0.1)
+    with pytest.raises(iosim.UnstableError, match=r"measured with every queue slot full"):
+        iosim.simulate(stack, wl.with_(rate_iops=1.2 * sat), ios=3000)
+    # a RAID of such disks reorders too; its FIFO twin is computed as before
+    raid = DEVICE_KINDS["raid"](level="0", members=4, member=stack.device)
+    assert raid.reorders()
+
+
 def test_cloud_bandwidth_cap_counts_in_the_capacity():
     cloud = DEVICE_KINDS["cloud"](bandwidth_limit_Bps="100MB/s")
     stack = Stack(device=cloud)

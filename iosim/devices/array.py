@@ -111,6 +111,9 @@ class ArrayDevice(DeviceFamily, Spec):
         groups = getattr(self.group, "warmup_ios", 0) * self.groups
         return groups + 2 * int(self.write_cache_bytes // 4096)
 
+    def reorders(self) -> bool:
+        return bool(self.group.reorders())
+
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean unit time per random read: front end plus the misses' back-end time, spread
         over all units (a rough capacity figure; the binding stage is the tighter of the

@@ -257,6 +257,13 @@ class DeviceFamily:
         random (or sequential) pattern over ``span_bytes``; None where the family cannot say."""
         return _positive(self.mean_service_s(size_bytes))
 
+    def reorders(self) -> bool:
+        """Whether the device serves its queue out of arrival order, so that its throughput
+        grows with the requests it holds beyond ``units / mean_service_s`` (a disk that picks
+        the shortest positioning time first); its capacity is then measured, not computed
+        (``iosim.simulate.open_loop_capacity_iops``)."""
+        return False
+
     def alone_service_s(
         self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None
     ) -> float | None:

@@ -532,6 +532,9 @@ class HddDevice(DeviceFamily, Spec):
             return self.overhead_s + size_bytes / self.media_rate_od_Bps
         return float(self.random_service_s(size_bytes, span_bytes))
 
+    def reorders(self) -> bool:
+        return self.scheduler == "sptf" and self.queue_depth > 1
+
     def alone_service_s(
         self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None
     ) -> float | None:

@@ -679,6 +679,9 @@ class RaidDevice(DeviceFamily, Spec):
                                is_read, failed, read_turn, self.read_policy_code, pending,
                                head)
 
+    def reorders(self) -> bool:
+        return bool(self.member.reorders())
+
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time a member unit is held by a random read of ``size_bytes`` (so that
         ``units / mean_service_s`` is the members' read ceiling)."""
