@@ -261,8 +261,10 @@ def bound_holds(theory, curve: Curve) -> bool:
     """True when no simulated point's IOPS lies above the theory line (a table from
     :func:`iosim.plots.bounds`, point for point with ``curve``) by more than its 95 % CI and
     1 %. The line bounds IOPS with the device's mean service time over the whole device in
-    arrival order; a disk that reorders its queue (SPTF) or is short-stroked beats it, and a
-    "bound" the model beats would mislead, so the explorer leaves it out."""
+    arrival order and with the stack's capacity (measured with the queue full for a disk that
+    reorders it, :func:`iosim.simulate.saturated_iops`); a short-stroked disk beats the
+    whole-disk mean, and a "bound" the model beats would mislead, so the explorer leaves it
+    out."""
     iops = curve.df["iops"].to_numpy(dtype=float)
     ci = curve.df["iops_ci95"].fillna(0.0).to_numpy(dtype=float)
     bound = theory["iops"].to_numpy(dtype=float)
