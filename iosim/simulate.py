@@ -77,14 +77,20 @@ def saturated_iops(stack: Stack, workload: Workload) -> float:
     slots = min(stack.effective_queue_depth, stack.block.nr_requests)
     n = int(max(1, min(slots, SATURATION_MAX_JOBS)))
     wl = workload.with_(rate_iops=None, numjobs=n, iodepth=1, thinktime_s=0.0)
-    return _saturated(stack.with_(**{"host.overhead": "0s"}), wl)
+    stack = stack.with_(**{"host.overhead": "0s"})
+    try:
+        return _saturated_cached(stack, wl)
+    except TypeError:  # a spec holding something unhashable: measure without the cache
+        return _saturated(stack, wl)
 
 
-@functools.lru_cache(maxsize=64)
 def _saturated(stack: Stack, workload: Workload) -> float:
     res = _simulate(stack, workload, ios=SATURATION_IOS, warmup_ios=None, seed=1,
                     engine="auto", replications=1, force=True, announce=False, precision=None)
     return float(res.iops)
+
+
+_saturated_cached = functools.lru_cache(maxsize=64)(_saturated)
 
 
 def _check(ios: Any, warmup_ios: Any, seed: Any, engine: Any, replications: Any
