@@ -50,7 +50,7 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
         caps.append(iops_cap)
     if bytes_cap is not None:
         caps.append(bytes_cap / size)
-    if dev.reorders():
+    if dev.reorders(workload.read_fraction):
         caps.append(saturated_iops(stack, workload))
     elif hold > 0:
         caps.append(dev.units / hold / parts)
@@ -203,8 +203,9 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
             raise UnstableError(
                 f"workload.rate_iops = {workload.rate_iops:g} is at or above the stack's capacity "
                 f"of about {cap:.6g} IOPS"
-                + (" (measured with every queue slot full: the device reorders its queue)"
-                   if stack.device.reorders() else "")
+                + (" (measured with every queue slot full: the device serves out of arrival "
+                   "order)"
+                   if stack.device.reorders(workload.read_fraction) else "")
                 + ": the queue would grow without bound. Lower the rate or add capacity "
                 "(device.units, paths, queue depth)."
             )

@@ -111,8 +111,8 @@ class ArrayDevice(DeviceFamily, Spec):
         groups = getattr(self.group, "warmup_ios", 0) * self.groups
         return groups + 2 * int(self.write_cache_bytes // 4096)
 
-    def reorders(self) -> bool:
-        return bool(self.group.reorders())
+    def reorders(self, read_fraction: float = 1.0) -> bool:
+        return bool(self.group.reorders(read_fraction))
 
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean unit time per random read: front end plus the misses' back-end time, spread

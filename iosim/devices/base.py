@@ -257,10 +257,11 @@ class DeviceFamily:
         random (or sequential) pattern over ``span_bytes``; None where the family cannot say."""
         return _positive(self.mean_service_s(size_bytes))
 
-    def reorders(self) -> bool:
-        """Whether the device serves its queue out of arrival order, so that its throughput
-        grows with the requests it holds beyond ``units / mean_service_s`` (a disk that picks
-        the shortest positioning time first); its capacity is then measured, not computed
+    def reorders(self, read_fraction: float = 1.0) -> bool:
+        """Whether the device serves requests of a mix with ``read_fraction`` reads out of
+        arrival order, so that its throughput grows with the requests it holds beyond
+        ``units / mean_service_s`` (a disk that picks the shortest positioning time first, or
+        destages its write cache that way); its capacity is then measured, not computed
         (``iosim.simulate.open_loop_capacity_iops``)."""
         return False
 

@@ -532,8 +532,10 @@ class HddDevice(DeviceFamily, Spec):
             return self.overhead_s + size_bytes / self.media_rate_od_Bps
         return float(self.random_service_s(size_bytes, span_bytes))
 
-    def reorders(self) -> bool:
-        return self.scheduler == "sptf" and self.queue_depth > 1
+    def reorders(self, read_fraction: float = 1.0) -> bool:
+        queue = self.scheduler == "sptf" and self.queue_depth > 1
+        destage = read_fraction < 1 and self.write_cache_entries > 0 and self.destage == "sptf"
+        return queue or destage
 
     def alone_service_s(
         self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None

@@ -679,8 +679,8 @@ class RaidDevice(DeviceFamily, Spec):
                                is_read, failed, read_turn, self.read_policy_code, pending,
                                head)
 
-    def reorders(self) -> bool:
-        return bool(self.member.reorders())
+    def reorders(self, read_fraction: float = 1.0) -> bool:
+        return bool(self.member.reorders(read_fraction))
 
     def mean_service_s(self, size_bytes: float) -> float:
         """Mean time a member unit is held by a random read of ``size_bytes`` (so that
