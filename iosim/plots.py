@@ -169,7 +169,9 @@ def bounds(stack, workload, n: Iterable[int] | int) -> pd.DataFrame:
     ns = [int(n)] if isinstance(n, (int, np.integer)) else [int(v) for v in n]
     size = workload.mean_block_bytes
     dev = stack.device
-    s_dev = dev.mean_service_s(size)
+    # one request alone, over the workload's span (a short-stroked disk seeks less)
+    alone = dev.alone_service_s(size, random=workload.random, span_bytes=workload.span_bytes)
+    s_dev = alone if alone is not None else dev.mean_service_s(size)
     link = stack.link
     s_path = s_dev + 2 * link.latency_s
     if math.isfinite(link.bandwidth_Bps):

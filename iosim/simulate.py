@@ -42,7 +42,9 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     size = workload.mean_block_bytes
     parts = max(1.0, math.ceil(size / stack.block.max_sectors_bytes))
     part = size / parts
-    hold = dev.mean_service_s(part)
+    # a request's service in the workload's pattern over its span (a disk: its seeks)
+    hold = dev.alone_service_s(part, random=workload.random, span_bytes=workload.span_bytes)
+    hold = hold if hold is not None else dev.mean_service_s(part)
     caps = []
     # administrative caps (cloud token buckets) for this mix and size, per I/O
     iops_cap, bytes_cap = dev.rate_caps(size, workload.read_fraction)
