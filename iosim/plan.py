@@ -714,7 +714,13 @@ def _judge(
     try:
         r = simulate(s, w, **kw)
     except UnstableError as exc:
-        cand.status, cand.stage, cand.reason = "fail", "theory", f"theory{down}: {exc}"
+        got = getattr(exc, "sustained_iops", None)
+        if got is None:  # refused before the run
+            cand.status, cand.stage, cand.reason = "fail", "theory", f"theory{down}: {exc}"
+        else:  # the run fell behind the arrivals: its queue grew
+            cand.status, cand.stage = "fail", "simulated"
+            cand.reason = (f"simulated{down}: sustains about {_n(got)} IOPS; at the target "
+                           "rate its queue grew through the run")
         return
     cand.results = r
     cand.iops, cand.lat_mean_s = r.iops, r.lat_mean_s

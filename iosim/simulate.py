@@ -246,6 +246,8 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
         if bar is not None:
             bar.close()
     res = _combine(sims) if replications > 1 else results_of(sims[0])
+    if workload.open_loop:
+        _check_kept_up(res, workload.rate_iops)
     if keep_batches:  # the pilot of a precision run reads its batch means
         res.extra["_batches"] = sims[0].rec.batches
     res.engine = used
@@ -253,6 +255,24 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
     res.replications = replications
     res.params = _params(workload)
     return res
+
+
+def _check_kept_up(res: Results, rate_iops: float) -> None:
+    """An open loop the stack did not keep up with has no steady state: its queue grew through
+    the run and every figure depends on the run's length. In a stable open loop completions
+    match arrivals within Poisson noise (4 standard deviations of the count, at least 5 %);
+    fewer is refused in one line, with the rate the stack did sustain."""
+    tol = max(0.05, 4.0 / math.sqrt(max(res.ios, 1)))
+    if res.iops < rate_iops * (1 - tol) - (res.iops_ci95 or 0.0):
+        err = UnstableError(
+            f"workload.rate_iops = {rate_iops:g}: the stack completed only {res.iops:,.0f} IOPS "
+            f"({100 * res.iops / rate_iops:.0f} % of the rate) while its queue grew through "
+            "the run, so no figure of this run would hold for a longer one. The rate is above "
+            f"what the stack sustains (about {float(f'{res.iops:.3g}'):,.0f} IOPS): lower it, or "
+            "add capacity."
+        )
+        err.sustained_iops = res.iops  # (found by the run, not by the check before it)
+        raise err
 
 
 def _params(wl: Workload) -> dict:
