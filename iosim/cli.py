@@ -304,9 +304,30 @@ def _describe(stack: Stack, wl: Workload) -> str:
     )
 
 
+def _size_blind(stack: Stack, wl: Workload) -> list[str]:
+    """For blocks past 16 KiB: a device whose service and caps are those of a 4 KiB request
+    (and, with it, a link without a bandwidth): large-block throughput then grows without
+    end, which a reader should know before believing it."""
+    bs = wl.mean_block_bytes
+    if bs <= 16384:
+        return []
+    out = []
+    dev = stack.device
+    try:
+        same = math.isclose(dev.mean_service_s(bs), dev.mean_service_s(4096), rel_tol=1e-9)
+    except (ArithmeticError, ValueError, TypeError):
+        same = False
+    if same and dev.rate_caps(bs, wl.read_fraction)[1] is None:
+        out.append("device service the same at every block size (no transfer rate)")
+        if not math.isfinite(stack.link.bandwidth_Bps):
+            out.append("link without a bandwidth limit")
+    return out
+
+
 def _assumptions(stack: Stack, wl: Workload, engine: str | None = None) -> str:
     """The settings that change the answer most and are easy to miss, on one line."""
-    words = [f"span {show_size(wl.span_bytes)}", *stack.device.assumptions()]
+    words = [f"span {show_size(wl.span_bytes)}", *stack.device.assumptions(),
+             *_size_blind(stack, wl)]
     if not stack.host.overhead.mean_s:
         words.append("no host overhead")
     else:

@@ -335,6 +335,18 @@ def test_a_size_below_one_sector_is_taken_for_a_missing_unit(capsys):
     assert "at most span_bytes = 100 GiB (got 1000" in line
 
 
+def test_a_size_blind_stack_says_so_for_large_blocks(capsys):
+    """allflash-lun's 0.46 ms service is E1's 4 KiB figure and its link is unlimited: at 1 MiB
+    it reports 15 GiB/s from one path, and the assumptions line says why."""
+    assert main(["run", "--preset", "allflash-lun", "--bs", "1m", "--ios", "2000"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "assumes:" in x)
+    assert "device service the same at every block size (no transfer rate)" in line
+    assert "link without a bandwidth limit" in line
+    for argv in (["--preset", "allflash-lun"], ["--preset", "nvme-intel-750", "--bs", "1m"]):
+        assert main(["run", *argv, "--ios", "2000"]) == 0
+        assert "every block size" not in capsys.readouterr().out
+
+
 def test_a_time_without_its_unit_in_a_stack_file_is_refused(capsys, tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('[device]\nkind = "generic"\nservice = 0.46\n')
