@@ -528,9 +528,13 @@ class HddDevice(DeviceFamily, Spec):
         """FIFO random I/O over the span: the mean seek over it plus half a revolution; with
         reordering (SPTF) or sequential I/O only the command overhead and the transfer at the
         outer-zone rate are sure."""
-        if self.scheduler != "fifo" or not random:
-            return self.overhead_s + size_bytes / self.media_rate_od_Bps
-        return float(self.random_service_s(size_bytes, span_bytes))
+        if self.scheduler != "fifo":
+            return self._transfer_s(size_bytes)
+        return self.alone_service_s(size_bytes, random=random, span_bytes=span_bytes)
+
+    def _transfer_s(self, size_bytes: float) -> float:
+        """The command overhead and the transfer at the outer-zone rate: no seek, no turn."""
+        return self.overhead_s + size_bytes / self.media_rate_od_Bps
 
     def reorders(self, read_fraction: float = 1.0) -> bool:
         queue = self.scheduler == "sptf" and self.queue_depth > 1
@@ -543,7 +547,7 @@ class HddDevice(DeviceFamily, Spec):
         """Alone, nothing to reorder: a random request pays the mean seek over the span and
         half a turn whatever the scheduler."""
         if not random:
-            return self.overhead_s + size_bytes / self.media_rate_od_Bps
+            return self._transfer_s(size_bytes)
         return float(self.random_service_s(size_bytes, span_bytes))
 
     def to_dict(self) -> dict:
