@@ -41,6 +41,8 @@ __all__ = [
     "Quantiles",
     "parse_dist",
     "sample_code",
+    "sample_args",
+    "dist_args",
 ]
 
 DET, EXP, LOGNORMAL, GAMMA, UNIFORM, EMPIRICAL = range(6)
@@ -466,3 +468,24 @@ def sample_code(code: int, a: float, b: float, rng: np.random.Generator) -> floa
     if code == UNIFORM:
         return rng.uniform(a, b)
     raise ValueError(f"distribution code {code} has no numeric sampler")
+
+
+def dist_args(d: Distribution | None) -> tuple[int, float, float, np.ndarray]:
+    """``d`` as plain numbers for compiled code: (code, a, b, samples); ``samples`` holds an
+    empirical distribution's times (one unused zero otherwise). ``None`` (a distribution the
+    device lacks, never drawn) gives a deterministic zero."""
+    if d is None:
+        return DET, 0.0, 0.0, np.zeros(1)
+    if d.code == EMPIRICAL:
+        return d.code, 0.0, 0.0, np.asarray(d.samples_s, dtype=float)
+    a, b = d.params
+    return d.code, float(a), float(b), np.zeros(1)
+
+
+def sample_args(code: int, a: float, b: float, samples: np.ndarray,
+                rng: np.random.Generator) -> float:
+    """One draw from :func:`dist_args`'s numbers: the same draw, from the same stream, as
+    ``Distribution.sample`` (an empirical one picks a sample as ``rng.choice`` does)."""
+    if code == EMPIRICAL:
+        return samples[rng.integers(0, samples.shape[0])]
+    return sample_code(code, a, b, rng)

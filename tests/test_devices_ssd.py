@@ -13,6 +13,10 @@ import iosim
 from iosim import SpecError, Stack, Workload, theory
 from iosim.devices import DEVICE_KINDS, SsdDevice
 from iosim.devices.ssd import (
+    SLOW_ALL,
+    SLOW_BY_PAGE,
+    SLOW_NONE,
+    ssd_array_s,
     ssd_die_of,
     ssd_gc_extra_s,
     ssd_group_bytes,
@@ -20,7 +24,39 @@ from iosim.devices.ssd import (
     ssd_pages,
     ssd_write_amplification,
 )
+from iosim.dists import Empirical, dist_args, parse_dist
 from iosim.stack import BlockSpec, HbaSpec
+
+
+def test_array_time_batches_pages_by_plane_and_takes_the_slowest():
+    fast, slow = dist_args(parse_dist("det:50us")), dist_args(parse_dist("det:80us"))
+    rng = np.random.default_rng(0)
+    # 5 pages of die 0 of 4 (lpn 0, 4, 8, 12, 16): batches of 2 -> (0, 4) (8, 12) (16); MLC
+    # pairing makes lpn 4 and 12 slow (their index on the die is odd)
+    two_slow = 80e-6 * 2 + 50e-6
+    assert ssd_array_s(0, 5, 2, 4, SLOW_BY_PAGE, fast, slow, rng) == pytest.approx(two_slow)
+    assert ssd_array_s(0, 5, 2, 4, SLOW_NONE, fast, slow, rng) == pytest.approx(3 * 50e-6)
+    assert ssd_array_s(0, 5, 5, 4, SLOW_ALL, fast, slow, rng) == pytest.approx(80e-6)
+    assert ssd_array_s(0, 5, 1, 4, SLOW_BY_PAGE, fast, slow, rng) == pytest.approx(
+        3 * 50e-6 + 2 * 80e-6)
+
+
+@pytest.mark.parametrize("slow_rule", [SLOW_NONE, SLOW_BY_PAGE, SLOW_ALL])
+def test_array_time_compiled_draws_what_the_reference_draws(slow_rule):
+    """The one function both engines call: compiled, it draws the same numbers from the same
+    stream as the plain Python the SimPy model runs, empirical samples included."""
+    from iosim.engine.fast import _ssd_array_s
+
+    fast = dist_args(Empirical((10e-6, 20e-6, 35e-6, 90e-6)))
+    slow = dist_args(parse_dist("gamma:0.5ms,scv=2"))
+    for first, pages, planes in ((3, 7, 2), (0, 1, 1), (5, 9, 4)):
+        ref_rng, jit_rng = np.random.default_rng(7), np.random.default_rng(7)
+        ref = [ssd_array_s(first, pages, planes, 6, slow_rule, fast, slow, ref_rng)
+               for _ in range(20)]
+        jit = [_ssd_array_s(first, pages, planes, 6, slow_rule, fast, slow, jit_rng)
+               for _ in range(20)]
+        assert ref == jit
+        assert ref_rng.random() == jit_rng.random()  # (the streams advanced alike)
 
 
 def test_registered_and_round_trip():

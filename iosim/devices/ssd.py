@@ -52,7 +52,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..dists import Deterministic, Distribution
+from ..dists import Deterministic, Distribution, sample_args
 from ..spec import Spec, fld
 from ..units import show_size
 from .base import DeviceFamily, FitModel, FitParameter, QueueingView, fit_base
@@ -65,6 +65,10 @@ __all__ = [
     "ssd_die_of_page",
     "ssd_page_is_slow",
     "ssd_page_slow",
+    "ssd_array_s",
+    "SLOW_NONE",
+    "SLOW_BY_PAGE",
+    "SLOW_ALL",
     "ssd_write_amplification",
     "ssd_gc_extra_s",
 ]
@@ -115,6 +119,33 @@ def ssd_die_of_page(lpn: int, channels: int, dies_per_channel: int) -> tuple[int
 def ssd_page_slow(lpn: int, n_dies: int) -> bool:
     """:func:`ssd_page_is_slow` for one page, on plain integers (compiled by numba too)."""
     return (lpn // n_dies) % 2 == 1
+
+
+# which of a die's pages take the slow (MSB) time in :func:`ssd_array_s`
+SLOW_NONE, SLOW_BY_PAGE, SLOW_ALL = 0, 1, 2
+
+
+def ssd_array_s(first_lpn: int, pages: int, planes: int, n_dies: int, slow: int,
+                fast_dist, slow_dist, rng) -> float:
+    """A die's array time for ``pages`` pages (``first_lpn``, ``first_lpn + n_dies``, ...):
+    multi-plane batches of ``planes`` pages in page order, each batch as slow as its slowest
+    page. A page takes ``slow_dist`` when ``slow`` is SLOW_ALL, or SLOW_BY_PAGE and MLC
+    pairing makes it slow (:func:`ssd_page_slow`); else ``fast_dist``. Each is
+    :func:`iosim.dists.dist_args`'s (code, a, b, samples), one draw per page from ``rng`` in
+    page order. Both engines call it (the fast one compiled)."""
+    total = 0.0
+    for kb in range(0, pages, planes):
+        batch = 0.0
+        for k in range(kb, min(pages, kb + planes)):
+            if slow == SLOW_ALL or (slow == SLOW_BY_PAGE
+                                    and ssd_page_slow(first_lpn + k * n_dies, n_dies)):
+                v = sample_args(slow_dist[0], slow_dist[1], slow_dist[2], slow_dist[3], rng)
+            else:
+                v = sample_args(fast_dist[0], fast_dist[1], fast_dist[2], fast_dist[3], rng)
+            if k == kb or v > batch:
+                batch = v
+        total += batch
+    return total
 
 
 def ssd_page_is_slow(lpn, n_dies: int):

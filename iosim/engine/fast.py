@@ -77,13 +77,17 @@ from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import (
+    SLOW_ALL,
+    SLOW_BY_PAGE,
+    SLOW_NONE,
     SsdDevice,
+    ssd_array_s,
     ssd_die_of_page,
     ssd_group_bytes,
     ssd_page_slow,
     ssd_pages,
 )
-from ..dists import EMPIRICAL, Distribution, sample_code
+from ..dists import EMPIRICAL, Distribution, dist_args, sample_args, sample_code
 from ..results import Results
 from ..rng import Streams
 from ..spec import SpecError, UnstableError
@@ -470,7 +474,7 @@ from .fast_core import space_take as fc_space_take
 from .fast_core import unmanaged as _um
 from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_stats import batch_add, hist_add, level_change
-from .jit import announce_compile
+from .jit import announce_compile, compiled_with
 from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
 from .trace_source import TraceSource, active_source, reading
@@ -491,6 +495,9 @@ _ssd_die_of_page = numba.njit(ssd_die_of_page)
 _ssd_page_slow = numba.njit(ssd_page_slow)
 _ssd_group_bytes = numba.njit(ssd_group_bytes)
 _sample_code = numba.njit(inline="always")(sample_code)
+_sample_args = compiled_with(sample_args, {"sample_code": _sample_code}, inline="always")
+_ssd_array_s = compiled_with(ssd_array_s, {"ssd_page_slow": _ssd_page_slow,
+                                           "sample_args": _sample_args})
 _array_group_of = numba.njit(array_group_of)
 _array_read_hit = numba.njit(array_read_hit)
 NBINS = LogHist().counts.shape[0]
@@ -670,6 +677,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     prog_b = fp[F_PROG_B]
     prog2_a = fp[F_PROG2_A]
     prog2_b = fp[F_PROG2_B]
+    # the page times as ssd_array_s takes them (dist_args's form; programs are never empirical)
+    s_read = (svc_code, svc_a, svc_b, svc_samples)
+    s_read2 = (svc2_code, svc2_a, svc2_b, svc2_samples)
+    s_prog = (prog_code, prog_a, prog_b, svc_samples)
+    s_prog2 = (prog2_code, prog2_a, prog2_b, svc_samples)
     # trace replay: the I/Os come from the tr_* buffers, in order (TraceSource): request
     # tr_next is at tr_next - tr_base while tr_next < tr_n; completions go to tr_done/tr_issue/
     # tr_lat (request, issue time, latency), handed over when full
@@ -1071,23 +1083,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         return _sample_code(svc_code, svc_a, svc_b, rng_dev)
 
     def ssd_array_time(l0, npg, program):
-        """SsdModel._array_time of a die's pages (l0, l0 + dies, ...): multi-plane batches,
-        each as slow as its slowest page (drawn in page order)."""
-        total = 0.0
-        for kb in range(0, npg, s_planes):
-            m = 0.0
-            for kk in range(kb, min(npg, kb + s_planes)):
-                if program:
-                    if s_pslow and _ssd_page_slow(l0 + kk * s_ndies, s_ndies):
-                        v = _sample_code(prog2_code, prog2_a, prog2_b, rng_dev)
-                    else:
-                        v = _sample_code(prog_code, prog_a, prog_b, rng_dev)
-                else:
-                    v = draw_service(s_slow and _ssd_page_slow(l0 + kk * s_ndies, s_ndies))
-                if kk == kb or v > m:
-                    m = v
-            total += m
-        return total
+        """SsdModel._array_time of a die's pages (l0, l0 + dies, ...): ssd_array_s."""
+        if program:
+            return _ssd_array_s(l0, npg, s_planes, s_ndies, SLOW_BY_PAGE if s_pslow else SLOW_NONE,
+                                s_prog, s_prog2, rng_dev)
+        return _ssd_array_s(l0, npg, s_planes, s_ndies, SLOW_BY_PAGE if s_slow else SLOW_NONE,
+                            s_read, s_read2, rng_dev)
 
     def space_take(sp, amount, code):
         """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
@@ -2105,14 +2106,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     k = K_SSD_DEND
                 else:
                     if dp_mode[x] == SSD_BUFFERED:  # one multi-plane program
-                        t_arr = 0.0
-                        for kk in range(dp_np[x]):
-                            if dp_slow[x]:
-                                v = _sample_code(prog2_code, prog2_a, prog2_b, rng_dev)
-                            else:
-                                v = _sample_code(prog_code, prog_a, prog_b, rng_dev)
-                            if kk == 0 or v > t_arr:
-                                t_arr = v
+                        t_arr = _ssd_array_s(0, dp_np[x], s_planes, s_ndies,
+                                             SLOW_ALL if dp_slow[x] else SLOW_NONE, s_prog,
+                                             s_prog2, rng_dev)
                     else:
                         t_arr = ssd_array_time(dp_l0[x], dp_np[x], True)
                     act, a_code = 1, (x << KB) | K_SSD_PROG
@@ -2733,15 +2729,6 @@ def _idle_rng_list():
     return _IDLE["list"]
 
 
-def _dist_args(d: Distribution | None) -> tuple[int, float, float, np.ndarray]:
-    if d is None:  # a device without this distribution (never drawn)
-        return 0, 0.0, 0.0, np.zeros(1)
-    if d.code == EMPIRICAL:
-        return d.code, 0.0, 0.0, np.asarray(d.samples_s, dtype=float)
-    a, b = d.params
-    return d.code, float(a), float(b), np.zeros(1)
-
-
 def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
              replication: int, iocap: int | None, atcap_factor: int, batches: Batches,
              trace: TraceSource | None = None):
@@ -2791,11 +2778,11 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
             _rng_list_add(job_rngs, streams[f"host.job{j}"])
     else:  # a deterministic overhead draws nothing
         job_rngs = _idle_rng_list()
-    ovh_code, ovh_a, ovh_b, ovh_samples = _dist_args(overhead)
+    ovh_code, ovh_a, ovh_b, ovh_samples = dist_args(overhead)
     if ssd:  # the "service" pair is the reads' (fast page, slow page)
         dists = [("", dev.read_s), ("", dev.read_slow_s or dev.read_s)]
-    svc_code, svc_a, svc_b, svc_samples = _dist_args(dists[0][1] if dists else None)
-    svc2_code, svc2_a, svc2_b, svc2_samples = _dist_args(dists[-1][1] if dists else None)
+    svc_code, svc_a, svc_b, svc_samples = dist_args(dists[0][1] if dists else None)
+    svc2_code, svc2_a, svc2_b, svc2_samples = dist_args(dists[-1][1] if dists else None)
     cloud = isinstance(dev, CloudDevice)
     buckets = np.zeros((0, 5))
     if cloud:  # CloudModel's buckets: rate, capacity, cost code, tokens (burst credits full)

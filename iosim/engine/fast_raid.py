@@ -9,20 +9,8 @@ plumbing (the fork-join of member I/Os, the controller cache, coalescing) lives 
 
 from __future__ import annotations
 
-import types
-
-import numba
-
 from ..devices import raid as _raid
-
-
-def _compiled(fn, deps: dict):
-    """``fn`` compiled, its calls to the functions named in ``deps`` going to their compiled
-    forms."""
-    g = dict(fn.__globals__)
-    g.update(deps)
-    return numba.njit(types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__))
-
+from .jit import compiled_with as _compiled
 
 _deps: dict = {}
 for _name in ("_put", "_row_member", "_pieces_of", "_partial_row_plan", "_write_row_plan",

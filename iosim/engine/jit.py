@@ -1,10 +1,12 @@
-"""Announce a numba compile before it starts, so a minute of silence is never a mystery."""
+"""Announce a numba compile before it starts, so a minute of silence is never a mystery; and
+compile a shared (plain Python) function for the fast engine."""
 
 from __future__ import annotations
 
 import sys
+import types
 
-__all__ = ["announce_compile", "compile_pending", "ANNOUNCE"]
+__all__ = ["announce_compile", "compile_pending", "compiled_with", "ANNOUNCE"]
 
 #: set to False by a caller that has already told the user (``iosim.warmup`` at set-up)
 ANNOUNCE = True
@@ -29,3 +31,15 @@ def announce_compile(dispatcher) -> None:
             file=sys.stderr,
             flush=True,
         )
+
+
+def compiled_with(fn, deps: dict, **options):
+    """``fn`` (a plain function that the SimPy model calls as it is) compiled with numba, its
+    calls to the functions named in ``deps`` going to their compiled forms: the physics is
+    written once and nothing is copied."""
+    import numba
+
+    g = dict(fn.__globals__)
+    g.update(deps)
+    return numba.njit(**options)(types.FunctionType(fn.__code__, g, fn.__name__,
+                                                    fn.__defaults__))

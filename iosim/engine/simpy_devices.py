@@ -44,7 +44,16 @@ from ..devices.hdd import (
     read_ahead_wait_s,
 )
 from ..devices.raid import RAID_PHASES, raid_rebuild_reads, raid_row_end
-from ..devices.ssd import ssd_die_of_page, ssd_group_bytes, ssd_page_slow, ssd_pages
+from ..devices.ssd import (
+    SLOW_ALL,
+    SLOW_BY_PAGE,
+    SLOW_NONE,
+    ssd_array_s,
+    ssd_die_of_page,
+    ssd_group_bytes,
+    ssd_pages,
+)
+from ..dists import dist_args
 from ..spec import SpecError
 
 __all__ = ["make_device", "GenericModel", "HddModel", "SsdModel", "CloudModel",
@@ -427,6 +436,11 @@ class SsdModel:
         self.units_programmed = [0] * spec.dies  # MLC: a die's units alternate LSB, MSB
         self.gc_extra = spec.gc_extra_s() if spec.gc else 0.0
         self.xfer_page = spec.page_bytes / spec.channel_rate_Bps
+        # the page times as plain numbers (ssd_array_s draws them, in both engines)
+        self.read_args = dist_args(spec.read_s)
+        self.read_slow_args = dist_args(spec.read_slow_s or spec.read_s)
+        self.program_args = dist_args(spec.program_s)
+        self.program_slow_args = dist_args(spec.program_slow_s or spec.program_s)
         self.counters = {"page_reads": 0, "page_programs": 0, "buffered_writes": 0}
 
     def _groups(self, req) -> list[tuple[int, int, list[int]]]:
@@ -438,19 +452,15 @@ class SsdModel:
             by_die.setdefault(die, (ch, []))[1].append(lpn)
         return [(die, ch, lpns) for die, (ch, lpns) in by_die.items()]
 
-    def _array_time(self, lpns: list[int], fast, slow) -> float:
-        """Array time for a die's pages: multi-plane batches of ``planes_per_die`` pages, each
-        batch as slow as its slowest page."""
-        spec, rng = self.spec, self.rng
-        total = 0.0
-        for k in range(0, len(lpns), spec.planes_per_die):
-            batch = lpns[k:k + spec.planes_per_die]
-            total += max(
-                float((slow if slow is not None and ssd_page_slow(lpn, spec.dies) else fast)
-                      .sample(rng))
-                for lpn in batch
-            )
-        return total
+    def _array_time(self, lpns: list[int], program: bool) -> float:
+        """A die's array time for its pages ``lpns`` (:func:`ssd_array_s`: multi-plane batches,
+        each as slow as its slowest page)."""
+        spec = self.spec
+        fast, slow = (self.program_args, self.program_slow_args) if program else (
+            self.read_args, self.read_slow_args)
+        slow_known = (spec.program_slow_s if program else spec.read_slow_s) is not None
+        return ssd_array_s(lpns[0], len(lpns), spec.planes_per_die, spec.dies,
+                           SLOW_BY_PAGE if slow_known else SLOW_NONE, fast, slow, self.rng)
 
     def _channel(self, ch: int, seconds: float):
         if self.xfer_page > 0:  # (a finite channel rate)
@@ -465,7 +475,7 @@ class SsdModel:
         with self.dies[die].request() as unit:
             yield unit
             self.rec.unit_busy(+1)
-            yield self.env.timeout(self._array_time(lpns, spec.read_s, spec.read_slow_s))
+            yield self.env.timeout(self._array_time(lpns, program=False))
             if room:
                 yield from self.read_buffer.take(room)
             yield from self._channel(ch, nbytes / spec.channel_rate_Bps)
@@ -476,12 +486,11 @@ class SsdModel:
             self.read_buffer.give_back(room)
 
     def _program_die(self, die: int, ch: int, lpns: list[int]):
-        spec = self.spec
         with self.dies[die].request() as unit:
             yield unit
             self.rec.unit_busy(+1)
             yield from self._channel(ch, len(lpns) * self.xfer_page)
-            t = self._array_time(lpns, spec.program_s, spec.program_slow_s)
+            t = self._array_time(lpns, program=True)
             yield self.env.timeout(t + self.gc_extra * len(lpns))
             self.rec.unit_busy(-1)
         self.counters["page_programs"] += len(lpns)
@@ -510,8 +519,9 @@ class SsdModel:
                 yield unit
                 self.rec.unit_busy(+1)
                 yield from self._channel(ch, pages * self.xfer_page)
-                prog = spec.program_slow_s if slow else spec.program_s
-                t = max(float(prog.sample(self.rng)) for _ in range(pages))  # multi-plane
+                t = ssd_array_s(0, pages, spec.planes_per_die, spec.dies,  # one multi-plane
+                                SLOW_ALL if slow else SLOW_NONE, self.program_args,
+                                self.program_slow_args, self.rng)
                 yield self.env.timeout(t + self.gc_extra * pages)
                 self.rec.unit_busy(-1)
             self.counters["page_programs"] += pages
