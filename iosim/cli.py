@@ -35,7 +35,7 @@ from .units import (
     show_size,
     show_time,
 )
-from .workload import RW_MODES, Workload
+from .workload import RW_MODES, Workload, default_workload
 
 # the same as iosim.simulate.ENGINES, the keys of iosim.traces.FORMATS and of iosim.fit.MODELS
 # (tests/test_cli.py checks they agree), kept here so building the parser imports nothing heavy
@@ -203,7 +203,7 @@ def _model(args) -> tuple[Stack, Workload]:
         wl = _fio_job_workload(args.fio_job, args.section)
     elif args.section:
         raise SpecError("--section only makes sense with --fio-job")
-    wl = wl or Workload()
+    wl = wl or default_workload(stack.device)
     flags = {
         "workload.rw": args.rw,
         "workload.block_size_bytes": args.bs,
@@ -661,8 +661,10 @@ def _claim_stack(args, block_bytes: float | None) -> tuple[dict, dict, str] | No
 
     stack, wl = _load_stack(args)
     stack, wl = apply_overrides(stack, wl, parse_assignments(args.set))
-    wl = wl or Workload()
+    wl = wl or default_workload(stack.device)
     bs = block_bytes if block_bytes is not None else wl.mean_block_bytes
+    mix = _claim_rwmixread(args)  # the claim's rw mode and mix on the stack's workload
+    wl = wl.with_(rw=args.rw, rwmixread=mix, bssplit=(), rate_iops=None)
     parts = max(1, math.ceil(bs / stack.block.max_sectors_bytes))
     part = bs / parts
     kw: dict = {}
@@ -698,7 +700,18 @@ def _claim_stack(args, block_bytes: float | None) -> tuple[dict, dict, str] | No
     if alone is not None and alone > 0:
         info["latency_s"] = alone
         words.append(f"unloaded latency {_ms(alone)}")
-    text = f"Stack {info['name'] or 'stack'} at bs={format_size(bs)}: " + ", ".join(words)
+    if bs % 512 == 0:  # the claim's workload, simulated on the stack (the preset's span stays)
+        from .simulate import saturated_iops
+
+        kw["simulated_iops"] = info["simulated_iops"] = saturated_iops(
+            stack, wl.with_(block_size_bytes=bs))
+        words.append(f"simulated at full depth about {kw['simulated_iops']:,.0f} IOPS")
+    else:
+        words.append(f"not simulated ({bs:,.0f} B is not whole 512-byte sectors)")
+    shown = format_size(bs) if bs % 512 == 0 else f"{bs:,.0f} B"
+    text = (f"Stack {info['name'] or 'stack'} at bs={shown} {args.rw}"
+            + (f" ({mix:g} % reads)" if _CLAIM_RW[args.rw] is None else "")
+            + ": " + ", ".join(words))
     return kw, info, text
 
 
@@ -783,6 +796,21 @@ _CLAIM_RW = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0, "rw":
 _CAPACITY_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([kmgtp]?)(i?)b?\s*$", re.I)
 
 
+def _claim_rwmixread(args) -> float:
+    """--rwmixread as a percentage, once --rw is known to be one of fio's modes."""
+    if args.rw not in _CLAIM_RW:
+        raise SpecError(f"check-claim: --rw must be one of {', '.join(_CLAIM_RW)} "
+                        f"(got {args.rw!r})")
+    try:
+        mix = float(args.rwmixread)
+    except ValueError:
+        mix = float("nan")
+    if not 0 <= mix <= 100:
+        raise SpecError(f"check-claim: --rwmixread must be a percentage 0-100 "
+                        f"(got {args.rwmixread!r})")
+    return mix
+
+
 def _claim_capacity(text: str) -> float:
     """Drive capacity: decimal as data sheets ('2TB' = 2e12 B); binary with 'iB' ('2TiB')."""
     m = _CAPACITY_RE.match(str(text))
@@ -813,16 +841,7 @@ def _claim_physics(args, iops: float, block_bytes: float | None, claimed: dict):
             catalogue.interface(args.interface, cat)
         except ValueError as exc:
             raise SpecError(f"check-claim: --interface: {exc}") from None
-    if args.rw not in _CLAIM_RW:
-        raise SpecError(f"check-claim: --rw must be one of {', '.join(_CLAIM_RW)} "
-                        f"(got {args.rw!r})")
-    try:
-        mix = float(args.rwmixread)
-    except ValueError:
-        mix = float("nan")
-    if not 0 <= mix <= 100:
-        raise SpecError(f"check-claim: --rwmixread must be a percentage 0-100 "
-                        f"(got {args.rwmixread!r})")
+    mix = _claim_rwmixread(args)
     share = _CLAIM_RW[args.rw]
     read_fraction = share if share is not None else mix / 100
     capacity = None if args.capacity is None else _claim_capacity(args.capacity)

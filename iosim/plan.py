@@ -51,7 +51,7 @@ from .simulate import DEFAULT_IOS, UnstableError, open_loop_capacity_iops, simul
 from .spec import SpecError
 from .stack import Stack, apply_overrides
 from .sweep_io import canonical_values
-from .workload import Workload
+from .workload import Workload, default_workload
 
 __all__ = [
     "PERCENTILES",
@@ -418,7 +418,7 @@ class PlanResult:
         if c is None:
             raise SpecError("no configuration in the search meets the target")
         s, w = apply_overrides(self.stack, self.workload, c.config)
-        return s, w or Workload()
+        return s, w or default_workload(s.device)
 
     def to_dict(self) -> dict[str, Any]:
         best = self.best
@@ -679,7 +679,7 @@ def _judge(
     except SpecError as exc:
         cand.status, cand.stage, cand.reason = "fail", "invalid", str(exc)
         return
-    w = w or Workload()
+    w = w or default_workload(s.device)
     if fail is not None:
         try:
             s, cand.failure = _FAILERS[fail](s)

@@ -35,7 +35,7 @@ from .results import Curve, Results
 from .simulate import sweep
 from .spec import SpecError
 from .stack import Stack, apply_overrides
-from .workload import Workload
+from .workload import Workload, default_workload
 
 __all__ = [
     "BLOCK_SIZES",
@@ -606,7 +606,7 @@ def explore(
 
         stack, wl = _presets.load(_presets.DEFAULT)
         workload = workload or wl
-    workload = workload or Workload()
+    workload = workload or default_workload(stack.device)
     if controls is None:
         controls = applicable_controls(stack)
     if presets is None and "preset" in controls:

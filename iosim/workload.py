@@ -17,7 +17,7 @@ from . import limits
 from .spec import Spec, SpecError, fld
 from .units import UnitError, parse_size, show_size
 
-__all__ = ["Workload", "RW_MODES"]
+__all__ = ["Workload", "RW_MODES", "default_workload"]
 
 RW_MODES = ("randread", "randwrite", "randrw", "read", "write", "rw", "readwrite")
 
@@ -177,3 +177,14 @@ def _unitless_size_trap(wl: Workload, name: str) -> None:
         guess = "k" if name == "block_size_bytes" else "G"
         raise SpecError(f"workload.{name} = {v:g} bytes, less than one 512-byte sector: a size "
                         f"without a unit is in bytes (did you mean {v:g}{guess}?)")
+
+
+def default_workload(device=None) -> Workload:
+    """The workload of a stack that names none: fio's defaults (4 KiB random reads, one job of
+    depth 1) over the default span, or over the whole device when it is smaller (a 9 GB disk
+    cannot be read over 100 GiB)."""
+    wl = Workload()
+    capacity = getattr(device, "capacity_bytes", None)
+    if capacity is not None and capacity < wl.span_bytes:
+        wl = wl.with_(span_bytes=capacity)
+    return wl

@@ -170,9 +170,20 @@ def test_ceilings_are_reported_in_fixed_order():
         link_Bps=10,
         iops_cap=10,
         bandwidth_cap_Bps=10,
+        simulated_iops=10,
     )
     assert [lim.name for lim in r.ceilings] == list(CEILING_NAMES)
     assert [lim.name for lim in r.requirements] == ["min-queue-depth", "max-block-size"]
+
+
+def test_a_simulated_ceiling_binds_only_beyond_its_noise():
+    """The simulated figure (a short run) has a 3 % margin; a closed form equal to it binds."""
+    at_noise = check_claim(iops=10_250, simulated_iops=10_000)
+    assert at_noise.feasible and at_noise.binding == "simulated"
+    assert not check_claim(iops=10_400, simulated_iops=10_000).feasible
+    tie = check_claim(iops=20_000, iops_cap=9_944, simulated_iops=9_943.6)
+    assert not tie.feasible and tie.binding == "iops-cap"
+    assert tie.max_iops == 9_944  # (the binding ceiling's figure)
 
 
 # --------------------------------------------------------------------------- validation
@@ -554,7 +565,12 @@ def test_cli_a_reordering_disk_alone_pays_its_seek_and_turn(capsys):
                            "hdd-7200", "--json")
     d = json.loads(out)
     assert d["stack"]["latency_s"] == pytest.approx(alone)
-    assert d["max_iops"] == pytest.approx(32 / alone) and d["binding"] == "little"
+    rows = {lim["name"]: lim["value"] for lim in d["limits"]}
+    assert rows["little"] == pytest.approx(32 / alone)
+    # 300 random IOPS from one 7200 rpm disk is not on: Little's law alone allowed 2,400 at
+    # depth 32; the simulated disk (SPTF over 32 queued requests) completes 120-250
+    assert not d["feasible"] and d["binding"] == "simulated"
+    assert 120 < d["max_iops"] == rows["simulated"] == d["stack"]["simulated_iops"] < 250
     code, out, _ = run_cli(capsys, "check-claim", "--iops", "300", "--bs", "4k", "--preset",
                            "hdd-7200")
     assert "1 unit(s) x at least 23.4 us (the device reorders its queue" in out.replace("µ", "u")

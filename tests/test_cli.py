@@ -103,6 +103,22 @@ def test_check_claim_with_a_stack_adds_its_limits(capsys, tmp_path):
     assert big["feasible"] is False and big["binding"] == "bandwidth"
 
 
+def test_check_claim_checks_the_claims_rw_mode_on_the_stack(capsys):
+    """The preset's own workload (a 75/25 mix here) does not stand in for the claim's: a
+    random-write claim meets the volume's write cap (9,944 IOPS), a read claim its read cap
+    (24,992), and a simulation of the claim's workload at full depth agrees with each."""
+    argv = ("check-claim", "--iops", "20k", "--bs", "4k", "--preset", "cloud-qingcloud-ssd")
+    writes = run_json(capsys, *argv, "--rw", "randwrite")
+    assert writes["feasible"] is False and writes["binding"] == "iops-cap"
+    assert writes["max_iops"] == pytest.approx(9944)
+    assert writes["stack"]["simulated_iops"] == pytest.approx(9944, rel=0.03)
+    reads = run_json(capsys, *argv)  # (--rw defaults to randread)
+    assert reads["feasible"] is True and reads["max_iops"] == pytest.approx(24992)
+    assert reads["stack"]["simulated_iops"] == pytest.approx(24992, rel=0.03)
+    code, out, _ = run(capsys, *argv, "--rw", "randrw", "--rwmixread", "70")
+    assert code == 0 and "Stack cloud-qingcloud-ssd at bs=4KiB randrw (70 % reads)" in out
+
+
 def test_check_claim_with_a_preset_names_the_queue_depth(capsys):
     d = run_json(capsys, "check-claim", "--iops", "1M", "--preset", "allflash-lun")
     # 32 slots / 0.46 ms = 69,565 IOPS, tighter than 64 units / 0.46 ms = 139,130 IOPS
