@@ -145,11 +145,12 @@ def _unit_service_s(device: Any, size: float, workload: Workload | None) -> floa
 def unloaded_latency_s(stack: Stack, part_bytes: float,
                        workload: Workload | None = None) -> float | None:
     """Mean latency of one request of ``part_bytes`` alone below the host: the device's
-    service with nothing queued (:meth:`~iosim.devices.base.DeviceFamily.alone_service_s`)
+    latency with nothing queued (:meth:`~iosim.devices.base.DeviceFamily.alone_latency_s`)
     and the link both ways; None where the family cannot say."""
-    alone = stack.device.alone_service_s(
+    alone = stack.device.alone_latency_s(
         part_bytes, random=workload is None or workload.random,
-        span_bytes=workload.span_bytes if workload is not None else None)
+        span_bytes=workload.span_bytes if workload is not None else None,
+        read_fraction=workload.read_fraction if workload is not None else 1.0)
     if alone is None:
         return None
     link = stack.link

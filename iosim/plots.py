@@ -172,8 +172,12 @@ def bounds(stack, workload, n: Iterable[int] | int) -> pd.DataFrame:
     # one request alone, over the workload's span (a short-stroked disk seeks less)
     alone = dev.alone_service_s(size, random=workload.random, span_bytes=workload.span_bytes)
     s_dev = alone if alone is not None else dev.mean_service_s(size)
+    # after its unit is free a request may still wait (a disk's slow interface)
+    done = dev.alone_latency_s(size, random=workload.random, span_bytes=workload.span_bytes,
+                               read_fraction=workload.read_fraction)
+    lag = max(0.0, done - s_dev) if done is not None else 0.0
     link = stack.link
-    s_path = s_dev + 2 * link.latency_s
+    s_path = s_dev + lag + 2 * link.latency_s
     if math.isfinite(link.bandwidth_Bps):
         s_path += size / link.bandwidth_Bps
     z = stack.host.overhead.mean_s + workload.thinktime_s
@@ -184,7 +188,7 @@ def bounds(stack, workload, n: Iterable[int] | int) -> pd.DataFrame:
     rows = []
     for v in ns:
         b = theory.closed_bounds(v, demand_s=s_path, max_demand_s=d_max, think_s=z)
-        dev_lat = s_dev * max(1.0, min(v, slots) / units)
+        dev_lat = lag + s_dev * max(1.0, min(v, slots) / units)
         rows.append({"x": v, "iops": b["x_upper"], "lat_s": b["r_lower"], "device_lat_s": dev_lat})
     return pd.DataFrame(rows)
 

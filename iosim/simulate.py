@@ -57,7 +57,11 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     elif hold > 0:
         caps.append(dev.units / hold / parts)
         link = stack.link
-        path_time = hold + 2 * link.latency_s + part / link.bandwidth_Bps
+        # a slot is held until the request completes (a disk's slow interface: after its
+        # actuator is free)
+        done = dev.alone_latency_s(part, random=workload.random, span_bytes=workload.span_bytes,
+                                   read_fraction=workload.read_fraction)
+        path_time = max(hold, done or 0.0) + 2 * link.latency_s + part / link.bandwidth_Bps
         caps.append(stack.effective_queue_depth / path_time / parts)
         caps.append(stack.block.nr_requests / path_time / parts)
     if math.isfinite(stack.link.bandwidth_Bps):

@@ -256,3 +256,29 @@ def test_the_read_ahead_to_the_track_end_is_the_rest_of_the_track_or_one_more():
     # a read that crossed into track 18: the rest of 18 and one more track
     assert hdd_track_end_ahead(17.95, 18.05, size, xfer, rev) == pytest.approx(1.95 * 40960)
     assert hdd_track_end_ahead(17.2, 17.3, 0.0, 0.0, rev) == 0.0
+
+
+def test_alone_a_read_waits_for_a_slow_interface_after_the_actuator():
+    """The Atlas 10K's bus (DiskSim's description) moves 4 KiB in 0.79 ms, slower than its
+    media: alone, a random read completes that lag after the actuator is free. The closed
+    form (alone_latency_s: mean seek, half a turn, transfer, then the lag) against the
+    simulated disk at one request in flight, and the lag is what separates it from the
+    actuator's time (alone_service_s), which bounds the IOPS at depth."""
+    from iosim import presets
+    from iosim.plan import unloaded_latency_s
+    from iosim.workload import default_workload
+
+    stack, _ = presets.load("hdd-atlas10k")
+    dev = stack.device
+    wl = default_workload(dev)
+    assert wl.span_bytes == dev.capacity_bytes  # (a 9 GB disk: the default spans it)
+    held = dev.alone_service_s(4096, span_bytes=dev.capacity_bytes)
+    done = dev.alone_latency_s(4096, span_bytes=dev.capacity_bytes)
+    lag = 4096 / dev.interface_Bps - 4096 / dev.mean_media_rate_Bps(dev.capacity_bytes)
+    assert lag > 0.5e-3 and done == pytest.approx(held + lag)
+    assert dev.alone_latency_s(4096, span_bytes=dev.capacity_bytes, read_fraction=0) == held
+    res = iosim.simulate(stack, wl, ios=20_000, seed=3)
+    assert res.lat_mean_s == pytest.approx(done, rel=0.02)
+    assert unloaded_latency_s(stack, 4096, wl) == pytest.approx(done)
+    # one slot (HBA queue depth 1): the open loop's capacity is one completion per latency
+    assert iosim.open_loop_capacity_iops(stack, wl) == pytest.approx(1 / done)

@@ -12,6 +12,11 @@ member                      what it says
 ``warmup_ios``              completions to run before measuring (caches fill, GC settles)
 ``unit_service_s``          a lower bound on the mean time one request holds a unit, for the
                             workload's pattern: ``units / unit_service_s`` bounds the IOPS
+``alone_service_s``         the mean time one request alone holds a unit (a disk: the whole
+                            seek and turn its reordering shortens at depth)
+``alone_latency_s``         the mean time from issue to completion of one request alone: the
+                            above plus any wait after the unit is free (a disk's interface
+                            slower than its media); a request slot is held this long
 ``rate_caps``               administrative caps for a read/write mix: (IOPS, bytes/s) or None
 ``service_quantile_s``      the q-quantile of a request's service time where it is known
                             (latency floors of plans), else None
@@ -273,6 +278,15 @@ class DeviceFamily:
         that reorders its queue differs: alone, a request pays the whole seek and rotation
         its reordering shortens at depth."""
         return self.unit_service_s(size_bytes, random=random, span_bytes=span_bytes)
+
+    def alone_latency_s(
+        self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None,
+        read_fraction: float = 1.0,
+    ) -> float | None:
+        """The mean time from issue to completion of one request of ``size_bytes`` alone, in a
+        mix with ``read_fraction`` reads: :meth:`alone_service_s` where the request completes
+        when its unit is free (every family but a disk with a slow interface)."""
+        return self.alone_service_s(size_bytes, random=random, span_bytes=span_bytes)
 
     def rate_caps(self, size_bytes: float, read_fraction: float) -> Caps:
         """Administrative caps (IOPS, bytes/s) for requests of ``size_bytes`` in a mix with

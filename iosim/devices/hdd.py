@@ -550,6 +550,21 @@ class HddDevice(DeviceFamily, Spec):
             return self._transfer_s(size_bytes)
         return float(self.random_service_s(size_bytes, span_bytes))
 
+    def alone_latency_s(
+        self, size_bytes: float, *, random: bool = True, span_bytes: float | None = None,
+        read_fraction: float = 1.0,
+    ) -> float | None:
+        """:meth:`alone_service_s`, and for reads the interface's lag: an interface slower
+        than the media finishes moving the data ``size / interface - media transfer`` after
+        the actuator is free (the mean media transfer over the span; the engines take each
+        address's own zone rate)."""
+        alone = self.alone_service_s(size_bytes, random=random, span_bytes=span_bytes)
+        if alone is None or not math.isfinite(self.interface_Bps):
+            return alone
+        rate = self.mean_media_rate_Bps(span_bytes) if random else self.media_rate_od_Bps
+        lag = max(0.0, size_bytes / self.interface_Bps - size_bytes / rate)
+        return alone + read_fraction * lag
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}
 
