@@ -45,6 +45,16 @@ MEMBERS = {
     "hdd-uniform": {"kind": "hdd", "rpm": 7200, "capacity_bytes": 50e9, "queue_depth": 4,
                     "scheduler": "fifo", "rotation": "uniform", "write_cache_entries": 4,
                     "destage": "fifo"},
+    # cloud volumes striped or mirrored (md over EBS-like volumes): each member its own token
+    # buckets; caps low enough that every load below is throttled at the members
+    "cloud-shared": {"kind": "cloud", "latency": "exp:0.3ms", "write_latency": "det:0.6ms",
+                     "units": 4, "cap_model": "shared", "read_iops_limit": 3000,
+                     "write_iops_limit": 1500, "bandwidth_limit_Bps": 100e6,
+                     "media_rate_Bps": 400e6},
+    "cloud-split-burst": {"kind": "cloud", "latency": "uniform:0.2ms,0.9ms", "units": 8,
+                          "read_iops_limit": 2500, "write_iops_limit": 1200,
+                          "iops_limit": 2000, "burst_iops": 5000, "burst_credits": 400,
+                          "io_unit_bytes": 16384, "bucket_s": 0.002},
 }
 LOADS = {
     "randread": dict(rw="randread", numjobs=4, iodepth=2),
@@ -122,6 +132,27 @@ def test_controller_cache_and_coalescing_are_identical(level, controller, member
         ref, fast = both(stack, wl, ios=600, warmup_ios=60, seed=8)
         assert ref.counters == fast.counters
         assert differences(ref, fast) == []
+
+
+def test_a_raid_of_cloud_volumes_is_capped_by_each_volumes_buckets():
+    """Not a vacuous match for cloud members: md over volumes capped at 3,000 IOPS each. With
+    64 requests outstanding every volume stays backlogged, so RAID 0 of four completes four
+    caps of random reads, and RAID 1 of two two caps of reads (each read one mirror) but one
+    cap of writes (each write both mirrors)."""
+    volume = {"kind": "cloud", "latency": "exp:0.5ms", "units": 64, "iops_limit": 3000,
+              "bucket_s": 0.005}
+    hba = HbaSpec(queue_depth=128)
+
+    def iops(level, members, rw):
+        stack = Stack(device=RaidDevice(level=level, members=members, member=volume),
+                      hba=hba, block=BlockSpec(nr_requests=128))
+        wl = Workload(rw=rw, numjobs=64, span_bytes=4e9)
+        assert supports(stack, wl) is None
+        return simulate(stack, wl, ios=20_000, seed=4, engine="fast").iops
+
+    assert iops("0", 4, "randread") == pytest.approx(4 * 3000, rel=0.02)
+    assert iops("1", 2, "randread") == pytest.approx(2 * 3000, rel=0.02)
+    assert iops("1", 2, "randwrite") == pytest.approx(3000, rel=0.02)
 
 
 def test_the_cache_and_coalescing_really_act():

@@ -45,6 +45,13 @@ def test_supports_every_family_and_says_why_not_for_what_it_lacks():
     ssds = raid.with_(**{"device.member": {"kind": "ssd"}})
     assert supports(ssds, Workload()) == ("device.member.kind 'ssd': RAID over this family is "
                                           "not in the fast engine")
+    clouds = raid.with_(**{"device.member": {"kind": "cloud", "iops_limit": 3000}})
+    assert supports(clouds, Workload()) is None  # (RAID 0 of cloud volumes)
+    over_clouds = Stack(device=ArrayDevice(group={"kind": "raid", "level": "0", "members": 2,
+                                                  "member": {"kind": "cloud"}}))
+    assert supports(over_clouds, Workload()) == (
+        "device.member.kind 'cloud': an array's RAID groups over this family is not in the fast "
+        "engine")
 
 
 def test_every_distribution_kind_runs(tmp_path):

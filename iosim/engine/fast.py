@@ -8,13 +8,13 @@ dirty data the free dies program in the background, GC die time: ``SsdModel``'s 
 per die a request touches, joined as its ``AllOf`` joins them, and one per die programming
 buffered data), the hard disk (``HddModel``: NCQ tags, the actuator process with FIFO or
 SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`) and RAID over
-generic or HDD members (``RaidModel``: the member-I/O plan of ``raid_plan``, compiled in
+generic, HDD or cloud members (``RaidModel``: the member-I/O plan of ``raid_plan``, compiled in
 :mod:`iosim.engine.fast_raid`; one process per member I/O joined as its ``AllOf`` joins them;
 the controller cache, destage limit and coalescing; degraded mode, a member failing mid-run
 and its rebuild onto a spare; each member disk its own state and stream) and the array over
 RAID groups (``ArrayModel``: front-end cores, read hits, the mirrored cache destaged with a
 limit and a pace, each group's ``RaidModel.serve`` inline, one set of RAID state per group);
-arrays over other groups and RAID over other members (``supports`` names them) run on the
+arrays over other groups and RAID over SSD members (``supports`` names them) run on the
 reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
@@ -241,6 +241,7 @@ from .fast_codes import (
     K_M_GRANT,
     K_M_PEND,
     K_M_START,
+    K_M_TOKENS,
     K_PATH_FAILED,
     K_PE_FAIL,
     K_PE_RESTORE,
@@ -416,6 +417,7 @@ from .fast_codes import (
     RP_LEVEL,
     RP_LIVE,
     RP_MKIND,
+    RP_MNBK,
     RP_MUNITS,
     RP_N,
     RP_OVH,
@@ -719,6 +721,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rng_dev = unmanaged_generator(rng_dev)
     rng_arr = unmanaged_generator(rng_arr)
     hp, hxp, hfp = _um(hp, keep), _um(hxp, keep), _um(hfp, keep)  # (the HDD's, per pick)
+    buckets = _um(buckets, keep)  # (the cloud volume's, or each RAID member volume's)
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
     ht = _um(np.empty(hcap), keep)
@@ -892,6 +895,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     # waiters' head and count, the attempt the media operation answers
     hdd = devkind == DEV_HDD
     raid_hdd = raid and int(rp[RP_MKIND]) == DEV_HDD  # a RAID of disks: one state per member
+    # a RAID of cloud volumes: each member (and spare) its own m_nbk rows of the token buckets
+    raid_cloud = raid and int(rp[RP_MKIND]) == DEV_CLOUD
+    m_nbk = int(rp[RP_MNBK]) if raid_cloud else 0
     ndisks = r_groups * r_stride if raid_hdd else 1  # (and a spare each)
     h_wc = int(hp[fh.H_WC]) if hdd or raid_hdd else 0
     h_ovh = hp[fh.H_OVH]
@@ -1336,6 +1342,21 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         return _bucket_cost(what, size, is_read, _io_units(size, io_unit), fp[F_R_IOPS],
                             fp[F_W_IOPS], fp[F_R_BW], fp[F_W_BW])
 
+    def cloud_take(first, count, size, is_read, t):
+        """CloudModel.serve's tokens: the request pays each of the ``count`` buckets from row
+        ``first`` (the volume's, or a RAID member volume's) at ``t``; the longest wait."""
+        wait = 0.0
+        for bi in range(first, first + count):
+            cost = cloud_cost(int(buckets[bi, 2]), size, is_read)
+            if cost == 0.0:
+                continue
+            tokens, w = _bucket_take(buckets[bi, 3], buckets[bi, 4], t, buckets[bi, 0],
+                                     buckets[bi, 1], cost)
+            buckets[bi, 3] = tokens
+            buckets[bi, 4] = t
+            wait = max(wait, w)
+        return wait
+
     # -- run --------------------------------------------------------------------------------
     t_start = 0.0
     t_end = np.nan
@@ -1664,7 +1685,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif WITH_DISK and k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, members
                 # the RAID set (g: 0, or an array's group) of the step's member I/O, request,
                 # op, coalescing timer (x: epoch * groups + g) or failure process (x: g)
-                if k >= K_M_START and k <= K_M_PEND:
+                if (k >= K_M_START and k <= K_M_PEND) or k == K_M_TOKENS:
                     g = mi_dev[x] // r_stride
                 elif k <= K_R_CACHED or k == K_R_REPORT or k == K_R_REPORTED:
                     g = rr_grp[x]
@@ -1699,13 +1720,27 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         if ro_left[o] == 0 and (ro_mode[o] == MD_ALL or ro_mode[o] == MD_REST):
                             fpush((o << KB) | K_R_ALL)
                 elif k == K_M_START:  # a member's serve process: its unit, or a disk's tag
-                    act, a_res = 2, r_mem0 + mi_dev[x]
-                    a_code = (x << KB) | (K_HDD_TAG if raid_hdd else K_M_GRANT)
+                    wait = 0.0
+                    if raid_cloud:  # CloudModel.serve: the member's tokens in arrival order
+                        wait = cloud_take(mi_dev[x] * m_nbk, m_nbk, mi_size[x], mi_read[x], now)
+                    if wait > 0:
+                        act, a_delay, a_code = 1, wait, (x << KB) | K_M_TOKENS
+                    else:
+                        act, a_res = 2, r_mem0 + mi_dev[x]
+                        a_code = (x << KB) | (K_HDD_TAG if raid_hdd else K_M_GRANT)
                     k = -1
-                elif k == K_M_GRANT:  # GenericModel.serve, on the member's own stream
+                elif k == K_M_TOKENS:  # (a cloud member) its unit, once the tokens are there
+                    act, a_res, a_code = 2, r_mem0 + mi_dev[x], (x << KB) | K_M_GRANT
+                    k = -1
+                elif k == K_M_GRANT:  # Generic/CloudModel.serve, on the member's own stream
                     unit_busy(mi_dev[x], now, 1)
                     mg = mrngs[mi_dev[x]]
-                    if svc_code == EMPIRICAL:
+                    if raid_cloud and not mi_read[x]:  # a cloud member's writes' latency
+                        if svc2_code == EMPIRICAL:
+                            base = svc2_samples[mg.integers(0, n_svc2_samples)]
+                        else:
+                            base = _sample_code(svc2_code, svc2_a, svc2_b, mg)
+                    elif svc_code == EMPIRICAL:
                         base = svc_samples[mg.integers(0, n_svc_samples)]
                     else:
                         base = _sample_code(svc_code, svc_a, svc_b, mg)
@@ -1953,16 +1988,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 at_tdev[x] = now
                 level(L_DEVICE, now, 1)
                 if WITH_FLASH and devkind == DEV_CLOUD:  # CloudModel.serve: tokens in arrival order
-                    wait = 0.0
-                    for bi in range(nbk):
-                        cost = cloud_cost(int(buckets[bi, 2]), at_size[x], at_read[x])
-                        if cost == 0.0:
-                            continue
-                        tokens, w = _bucket_take(buckets[bi, 3], buckets[bi, 4], now,
-                                                 buckets[bi, 0], buckets[bi, 1], cost)
-                        buckets[bi, 3] = tokens
-                        buckets[bi, 4] = now
-                        wait = max(wait, w)
+                    wait = cloud_take(0, nbk, at_size[x], at_read[x], now)
                     if wait > 0:
                         tot[T_THROTTLED] += 1
                         throttle_s += wait
@@ -2625,6 +2651,9 @@ def supports(stack: Stack, workload: Workload) -> str | None:
         for name, d in _device_dists(dev)[-1:]:
             if not _dist_ok(d):
                 return f"{name} {d!r} has no numeric sampler"
+        reason = _raid_supports(dev.group, in_array=True)
+        if reason is not None:
+            return reason
         dev = dev.group
     if isinstance(dev, RaidDevice):
         reason = _raid_supports(dev)
@@ -2655,15 +2684,18 @@ def supports(stack: Stack, workload: Workload) -> str | None:
     return None
 
 
-# RAID members the fast engine runs (RaidModel over GenericModel or HddModel members)
-_RAID_MEMBERS = (GenericDevice, HddDevice)
+# RAID members the fast engine runs (RaidModel over GenericModel, HddModel or CloudModel
+# members; an array's groups over the first two)
+_RAID_MEMBERS = (GenericDevice, HddDevice, CloudDevice)
+_ARRAY_MEMBERS = (GenericDevice, HddDevice)
 
 
-def _raid_supports(dev: RaidDevice) -> str | None:
+def _raid_supports(dev: RaidDevice, in_array: bool = False) -> str | None:
     """Why the fast engine cannot run this RAID set (None: it can)."""
-    if type(dev.member) not in _RAID_MEMBERS:
-        return (f"device.member.kind {dev.member.kind!r}: RAID over this family is not in the "
-                "fast engine")
+    if type(dev.member) not in (_ARRAY_MEMBERS if in_array else _RAID_MEMBERS):
+        where = "an array's RAID groups" if in_array else "RAID"
+        return (f"device.member.kind {dev.member.kind!r}: {where} over this family is not in "
+                "the fast engine")
     return None
 
 
@@ -2784,13 +2816,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     svc_code, svc_a, svc_b, svc_samples = dist_args(dists[0][1] if dists else None)
     svc2_code, svc2_a, svc2_b, svc2_samples = dist_args(dists[-1][1] if dists else None)
     cloud = isinstance(dev, CloudDevice)
-    buckets = np.zeros((0, 5))
-    if cloud:  # CloudModel's buckets: rate, capacity, cost code, tokens (burst credits full)
-        plan = bucket_plan(dev)
-        buckets = np.array(
-            [[rate, cap, CLOUD_COSTS[what],
-              cap if name == "iops" and dev.burst_iops > 0 else 0.0, 0.0]
-             for name, rate, cap, what in plan], dtype=float).reshape(len(plan), 5)
+    buckets = _cloud_buckets(dev) if cloud else np.zeros((0, 5))
     nr = stack.block.nr_requests
     ip = np.zeros(NIP, np.int64)
     ip[P_NJOBS] = wl.numjobs if not wl.open_loop else 1
@@ -2846,11 +2872,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     fp[F_SVC2_A] = svc2_a
     fp[F_SVC2_B] = svc2_b
     if cloud:
-        fp[F_IO_UNIT] = dev.io_unit_bytes
-        fp[F_R_IOPS] = dev.read_iops_limit
-        fp[F_W_IOPS] = dev.write_iops_limit
-        fp[F_R_BW] = dev.read_bandwidth_limit_Bps
-        fp[F_W_BW] = dev.write_bandwidth_limit_Bps
+        _cloud_params(dev, fp)
     if ssd:
         ip[P_SSD_C] = dev.channels
         ip[P_SSD_D] = dev.dies_per_channel
@@ -2891,9 +2913,31 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
                  _idle_rng_list())
     if raid:  # (or an array of RAID sets)
         raid_args, hdd_args = _raid_args(dev, wl, streams, fp, ip[P_ATCAP], sizes, maxb, trace)
+        rd = dev.group if array else dev
+        if isinstance(rd.member, CloudDevice):  # each member, and the spare, its own buckets
+            sets = dev.groups if array else 1
+            buckets = np.tile(_cloud_buckets(rd.member), (sets * (rd.members + 1), 1))
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args,
             *raid_args)
+
+
+def _cloud_buckets(dev: CloudDevice) -> np.ndarray:
+    """CloudModel's buckets, a row each: rate, capacity, cost code, tokens (burst credits start
+    full, rate caps empty), the time they were last taken from."""
+    plan = bucket_plan(dev)
+    return np.array([[rate, cap, CLOUD_COSTS[what],
+                      cap if name == "iops" and dev.burst_iops > 0 else 0.0, 0.0]
+                     for name, rate, cap, what in plan], dtype=float).reshape(len(plan), 5)
+
+
+def _cloud_params(dev: CloudDevice, fp) -> None:
+    """What CloudModel._cost reads (the kernel's cloud_cost), into the float parameters."""
+    fp[F_IO_UNIT] = dev.io_unit_bytes
+    fp[F_R_IOPS] = dev.read_iops_limit
+    fp[F_W_IOPS] = dev.write_iops_limit
+    fp[F_R_BW] = dev.read_bandwidth_limit_Bps
+    fp[F_W_BW] = dev.write_bandwidth_limit_Bps
 
 
 def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb: float, trace):
@@ -2918,7 +2962,8 @@ def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb:
     rp[RP_DLIMIT] = rd.destage_limit
     rp[RP_CCOUNT] = rd.coalesce_count
     rp[RP_CTIMEOUT] = rd.coalesce_timeout_s
-    rp[RP_MKIND] = DEV_HDD if hdd else DEV_GENERIC
+    cloud = isinstance(member, CloudDevice)
+    rp[RP_MKIND] = DEV_HDD if hdd else DEV_CLOUD if cloud else DEV_GENERIC
     rp[RP_MUNITS] = member.queue_depth if hdd else member.units
     rp[RP_GROUPS] = groups
     rp[RP_POLICY] = rd.read_policy_code
@@ -2937,7 +2982,11 @@ def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb:
     rp[RP_PROWS] = raid_plan_rows(rd.members, rd.stripe_unit_bytes, min(max(sizes), maxb))
     if not hdd:
         fp[F_MEDIA] = member.media_rate_Bps
-    random = member.rotation == "uniform" if hdd else member.service.code != 0
+    random = (member.rotation == "uniform" if hdd
+              else any(d.code != 0 for _, d in _device_dists(member)))
+    if cloud:
+        _cloud_params(member, fp)
+        rp[RP_MNBK] = len(bucket_plan(member))
     f = rd.failed_member
     rp[RP_FAILED] = -1 if f is None else f
     rp[RP_LIVE] = f is not None and rd.fail_at_s > 0

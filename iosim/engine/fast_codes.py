@@ -9,9 +9,10 @@ numba compiles them in as constants.
 from __future__ import annotations
 
 # -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the stack, the cloud and the SSD; 64-95: the HDD (80: the host's shared CPUs); 96-123:
-# RAID; 128-137: the array; 124-127 and 138-255 free. (The kernel tests k >= K_A_CORE for the
-# array and k >= K_R_OVH for RAID: a new family's block goes below 96 or those tests change.)
+# 0-63: the stack, the cloud and the SSD; 64-95: the HDD (80: the host's shared CPUs); 96-124:
+# RAID (124: a cloud member's tokens); 128-137: the array; 125-127 and 138-255 free. (The
+# kernel tests k >= K_A_CORE for the array and k >= K_R_OVH for RAID: a new family's block goes
+# below 96 or those tests change.)
 
 KB = 8
 KMASK = 255
@@ -118,6 +119,7 @@ K_M_START = 109  # a member's serve process starts: its unit (or a disk's NCQ ta
 K_M_GRANT = 110  # a generic member's unit granted
 K_M_DONE = 111  # a generic member's service done
 K_M_PEND = 112  # a member process's end processed (the op's AllOf counts it)
+K_M_TOKENS = 124  # a cloud member's token-bucket wait over: its unit
 K_R_DOOMED = 113  # an op's AllOf of its I/Os at the failing member processed
 K_R_OR = 114  # its `doomed | failed` condition processed: the op resumes
 K_R_FSTART = 115  # RaidModel._fail starts
@@ -185,7 +187,8 @@ NFP = 34
 (RP_GROUPS, RP_AOCAP, RP_A_UNITS, RP_A_HIT, RP_A_CACHE, RP_A_MIRROR, RP_A_DLIMIT, RP_A_RATE,
  RP_A_EXTENT) = range(20, 29)
 RP_POLICY = 29  # the mirror-read policy (devices.raid POLICY_*)
-NRP = 30
+RP_MNBK = 30  # a cloud member's token buckets (its rows of the kernel's buckets, member by member)
+NRP = 31
 # the array's counters: the row after the groups' in rc
 AC_HITS, AC_MISSES, AC_CACHED, AC_DESTAGES, AC_BACKEND = range(5)
 ARRAY_COUNTERS = ("read_hits", "read_misses", "cached_writes", "destages", "backend_writes")
