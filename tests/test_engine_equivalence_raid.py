@@ -377,7 +377,8 @@ def raid_stacks(draw):
             rebuild_start_s=None if rebuild is None else max(rebuild, fail_at),
             rebuild_span_bytes=draw(st.sampled_from([1e6, 4e6])),
             rebuild_rate_Bps=draw(st.sampled_from([float("inf"), 100e6])))
-    if draw(st.booleans()):  # an array over groups of it
+    # an array over groups of it (groups of cloud volumes: not an array's, and SimPy only)
+    if member["kind"] != "cloud" and draw(st.booleans()):
         dev = ArrayDevice(
             group=dev, groups=draw(st.integers(1, 3)),
             read_hit_ratio=draw(st.sampled_from([0.0, 0.4])),
