@@ -480,6 +480,9 @@ class PlanResult:
         lines.append("")
         best = self.best
         if best is None:
+            stuck = self._limit_outside_the_search()
+            if stuck is not None:
+                lines.append(stuck)
             lines.append(
                 "No configuration in the search meets the target: widen the search "
                 "(more paths, deeper queues, more members) or relax the target."
@@ -496,6 +499,32 @@ class PlanResult:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    def _limit_outside_the_search(self) -> str | None:
+        """When every candidate failed in theory on a limit of the device itself, below the
+        target whatever the values searched: one line saying so, and where to look instead."""
+        failed = [c for c in self.candidates if c.status == "fail"]
+        if not failed or any(c.stage != "theory" or not c.bound_iops for c in failed):
+            return None
+        best = max(failed, key=lambda c: c.bound_iops or 0.0)  # the most any of them allows
+        top = best.bound_iops or 0.0
+        if top >= self.target_iops or best.binding not in (
+                "device units", "iops cap", "bandwidth cap", "capacity"):
+            return None
+        dev = self.stack.device
+        field = "members" if isinstance(dev.to_dict().get("members"), int) else \
+            dev.degraded_field  # (what the device has more of: a RAID's members, units)
+        if best.binding in ("iops cap", "bandwidth cap"):
+            where = "they are its caps (an SLA): a volume with higher caps, or several"
+        elif field and f"device.{field}" in self.search:
+            where = f"more device.{field} than the search tried, or faster ones"
+        elif best.binding == "device units" and field:
+            where = f"search its unit count too (--search device.{field}=...)"
+        else:
+            where = "more devices (RAID, an array) or a faster one"
+        return (f"No candidate passes {top:,.0f} IOPS, below the target, whatever its "
+                f"{', '.join(self.search)}: the limit there is the device's own "
+                f"({best.binding}); {where}.")
 
 
 def _dominates(a: tuple[int, ...], b: tuple[int, ...]) -> bool:

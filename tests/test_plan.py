@@ -344,3 +344,30 @@ def test_disk_bounds_stay_upper_bounds():
     # reordering can beat the FIFO mean: only overhead + transfer are sure
     sptf = DEVICE_KINDS["hdd"].from_dict({"scheduler": "sptf"})
     assert device_limits(sptf, 4096, Workload())["unit_service_s"] < fifo / 10
+
+
+@pytest.mark.parametrize("name, target, binding, where", [
+    ("hdd-7200", 500, "capacity", "more devices (RAID, an array) or a faster one"),
+    ("cloud-uos-1tb", 10_000, "iops cap", "they are its caps (an SLA)"),
+    ("allflash-lun", 1e6, "device units", "search its unit count too (--search device.units"),
+])
+def test_a_target_beyond_the_device_says_the_search_cannot_reach_it(name, target, binding,
+                                                                    where):
+    """Paths and queue depths cannot lift a device's own limit: one disk completes ~156 random
+    reads/s however it is reached, a cloud volume its SLA's 6,000, 64 units of 0.46 ms
+    139,130. The plan says so instead of leaving 40 identical failures to read."""
+    stack, wl = presets.load(name)
+    res = plan(stack, wl, target_iops=target, latency_target_s=0.05,
+               search={"multipath.paths": [1, 2, 4], "hba.queue_depth": [32, 256]}, ios=IOS)
+    assert res.best is None
+    text = res.to_text()
+    assert f"the limit there is the device's own ({binding}); {where}" in text
+    top = max(c.bound_iops for c in res.candidates)
+    assert top < target and f"No candidate passes {top:,.0f} IOPS" in text
+
+
+def test_a_plan_short_of_paths_does_not_blame_the_device(e3):
+    stack, wl = e3
+    res = plan(stack, wl, target_iops=100_000, latency_target_s=1.5e-3,
+               search={"multipath.paths": [1, 2]}, ios=IOS)
+    assert res.best is None and "the device's own" not in res.to_text()
