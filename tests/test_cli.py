@@ -409,6 +409,14 @@ def test_run_prints_the_assumptions_that_change_the_answer(capsys):
 # -- output for people -----------------------------------------------------------------------
 
 
+def test_an_interval_wider_than_its_value_is_said_in_words():
+    from iosim.cli import _ci
+
+    assert _ci(4.76, 86_805) == " (too few I/Os for a 95 % interval)"
+    assert _ci(1000.0, 12.0) == " ± 12"
+    assert _ci(1000.0, 1e-9) == ""
+
+
 def test_run_output_has_human_units_and_no_noise(capsys):
     code, out, _ = run(capsys, "run", "--numjobs", "8", "--ios", "2000")
     assert code == 0
