@@ -384,7 +384,7 @@ def _text(r) -> str:
     rows.append(
         (
             "measured",
-            f"{show_count(r.ios)} I/Os in {show_time(r.sim_time_s)} simulated "
+            f"{int(r.ios):,} I/Os in {show_time(r.sim_time_s)} simulated "
             f"(seed {r.seed}"
             + (f", {r.replications} replications" if (r.replications or 1) > 1 else "")
             + ")",
