@@ -148,6 +148,9 @@ def _layout(fig: go.Figure, title: str, xtitle: str, ytitle: str) -> go.Figure:
         margin=dict(l=70, r=30, t=60, b=60),
         legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, xanchor="left"),
     )
+    # every quantity drawn is >= 0: from zero, so a flat series is not zoomed into its rounding
+    # noise (a disk busy 100 % at every depth drew a V between 100 and 99.9999999999998 %)
+    fig.update_yaxes(rangemode="tozero")
     return fig
 
 
@@ -285,7 +288,7 @@ def sweep_figures(data: Any, x: str | None = None) -> list[tuple[str, go.Figure]
             "Utilisation",
             _layout(
                 f, "Utilisation: iostat %util against the device's units busy", xt, "Busy (%)"
-            ),
+            ).update_yaxes(range=[0, 105], tickmode="linear", tick0=0, dtick=20, ticksuffix=" %"),
         )
     )
     bw = _col(df, "bandwidth_Bps")

@@ -11,6 +11,7 @@ import subprocess
 import zlib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from iosim import presets, sweep
@@ -104,6 +105,19 @@ def test_sweep_figures(curve):
     assert len(figs["Throughput"].data) == 5
     with pytest.raises(SpecError, match="not a column"):
         sweep_figures(curve, x="nope")
+
+
+def test_a_flat_series_is_drawn_from_zero_not_zoomed_into_its_noise():
+    """A disk busy 100 % at every depth (99.9999999999998 % at one) drew a V spanning 2e-13 %
+    of axis; every report axis starts at zero and %util spans 0-100 %."""
+    rows = [{"iodepth": q, "iops": 100.0 + q, "lat_mean_s": 0.01 * q, "lat_p99_s": 0.03 * q,
+             "util": 1.0 - (2e-15 if q == 4 else 0.0), "unit_util": 1.0}
+            for q in (1, 4, 16)]
+    figs = dict(sweep_figures(pd.DataFrame(rows), x="iodepth"))
+    util = figs["Utilisation"].layout.yaxis
+    assert tuple(util.range) == (0, 105) and util.ticksuffix == " %"
+    for heading in ("Throughput", "Latency", "Latency vs throughput"):
+        assert figs[heading].layout.yaxis.rangemode == "tozero", heading
 
 
 def test_report_html_is_self_contained(curve, tmp_path):
