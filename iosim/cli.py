@@ -1266,8 +1266,12 @@ def cmd_replay(args) -> int:
     how = {"open": f"open loop at {res.speed:g}x the recorded rate",
            "closed": f"closed loop, {res.outstanding} outstanding",
            "validate": "validate (next issue = completion + recorded idle)"}[mode]
-    print(f"{args.trace}: {len(trace):,} requests ({n_read:,} reads, {len(trace) - n_read:,} "
-          f"writes, {trace.format}) on {stack.name or 'stack'}, {how}")
+    def many(n: int, what: str) -> str:
+        return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+    print(f"{args.trace}: {many(len(trace), 'request')} ({many(n_read, 'read')}, "
+          f"{many(len(trace) - n_read, 'write')}, {trace.format}) on {stack.name or 'stack'}, "
+          f"{how}")
     print(_text(res.results))
     for w in [*drive_notes, *res.warnings]:
         print(f"Note: {w}")

@@ -378,7 +378,7 @@ def replay(trace, stack: Stack, *, speed: float = 1.0, mode: str = "open",
     warnings = list(getattr(trace, "warnings", ()))
     if facts.device_min != facts.device_max:
         warnings.append("the trace holds requests of several devices; all of them go to the one "
-                        "stack (read one device with device= to replay it alone)")
+                        "stack (replay one of them alone with --device, or device= from Python)")
     if mode == "validate" and facts.idle_recorded == 0 and facts.n > 1:
         warnings.append("the trace records no idle times: validate mode issues each "
                         "request as soon as the previous one completes")

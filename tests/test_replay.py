@@ -465,3 +465,19 @@ def test_validate_replay_of_a_perfect_model_reproduces_the_recorded_schedule(tmp
     r = replay(t, fixed_server(), mode="validate")
     np.testing.assert_allclose(r.issue_s, t.arrival_s, atol=1e-9)
     assert r.comparison.demerit_s < 1e-12
+
+
+def test_replaying_a_device_the_trace_does_not_hold_names_the_ones_it_does(tmp_path, capsys):
+    """An MSR trace names its devices host_disk: '--device 0' finds nothing, and the error
+    says so and lists what the trace holds, instead of 'no requests found'."""
+    from iosim.cli import main
+
+    f = tmp_path / "msr.csv"
+    f.write_text("128166372003061629,hm,0,Write,3154152448,4096,1169\n"
+                 "128166372003134441,hm,1,Read,3154173952,4096,1095\n")
+    assert main(["replay", str(f), "--preset", "hdd-7200", "--device", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no requests of device '0'" in err[0]
+    assert err[0].endswith("devices seen: hm_0, hm_1")
+    assert main(["replay", str(f), "--preset", "hdd-7200", "--device", "hm_1"]) == 0
+    assert "1 request (1 read, 0 writes, msr)" in capsys.readouterr().out

@@ -174,6 +174,7 @@ def iter_block_trace(
     ctx = Context(p, format)
     records = _records(format, p, ctx, time_unit, size_unit)
     if device is not None:
+        ctx.only_device = str(device)
         records = _only_device(records, ctx, device)
         ctx.note(f"only device {device} kept")
     yield from chunked(records, ctx, chunk_requests=chunk_requests, max_requests=max_requests)

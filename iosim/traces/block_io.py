@@ -45,6 +45,7 @@ class Context:
         self.format = fmt
         self.device_names: dict[int, str] = {}
         self._device_ids: dict[str, int] = {}
+        self.only_device: str | None = None  # the one device kept, when asked for
         self._counts: dict[str, list] = {}  # key -> [count, first line, message]
         self._notes: list[str] = []
 
@@ -341,6 +342,9 @@ def chunked(records: Iterable[tuple], ctx: Context, *, chunk_requests: int,
     if not sent:
         seen = ", ".join(list(ctx.device_names.values())[:10])
         extra = f"; devices seen: {seen}" if seen else ""
+        if ctx.only_device is not None and seen:
+            raise ctx.error(None, f"no requests of device {ctx.only_device!r} (the name as the "
+                                  f"trace writes it){extra}")
         raise ctx.error(None, f"no requests found (expected {ctx.format} records){extra}")
 
 
