@@ -480,6 +480,12 @@ FIT_SETS: tuple[FitSet, ...] = (
            spread=_repeats_cv(DATA / "measured_kvm_virtio" / "repeats.csv"),
            spread_note="mean over depths of the IOPS CV of three runs of run.sh "
                        "(repeats.csv)"),
+    FitSet("kvm-virtio-quiet", "data/measured_kvm_virtio_quiet: the same fio sweep on the same "
+           "disk, QD 1..256, with the machine otherwise idle (load 0.4-0.7, against 2.7)",
+           ("measured_kvm_virtio_quiet/randread-4k-qd*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio_quiet" / "repeats.csv"),
+           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
+                       "(repeats.csv)"),
     FitSet("kvm-virtio-bs", "data/measured_kvm_virtio_bs: fio randread on the KVM virtio disk, "
            "block sizes 4 KiB..1 MiB at QD 1 and 16", ("measured_kvm_virtio_bs/randread-*.json",),
            spread=_repeats_cv(DATA / "measured_kvm_virtio_bs" / "repeats.csv",

@@ -204,3 +204,25 @@ def test_measured_sweep():
         assert job["read"]["iops"] * job["read"]["lat_ns"]["mean"] * 1e-9 == pytest.approx(
             qd, rel=0.10
         )
+
+
+def test_quiet_repeat_of_the_measured_sweep():
+    """Run 1's files are what repeats.csv says of run 1, with run.sh's options; three runs of
+    every depth; and the quiet machine's curve rises with the depth, as the loaded one did not."""
+    folder = DATA / "measured_kvm_virtio_quiet"
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 256 * 1024
+    rows = _rows(folder / "repeats.csv")
+    depths = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    for run in ("1", "2", "3"):
+        assert sorted(int(r["qd"]) for r in rows if r["run"] == run) == depths
+        assert all(float(r["load_avg_1min"]) < 1.0 for r in rows if r["run"] == run)
+    for row in (r for r in rows if r["run"] == "1"):
+        d = json.loads((folder / row["file"]).read_text())
+        (job,) = d["jobs"]
+        opts = job["job options"]
+        assert (opts["rw"], opts["bs"], opts["iodepth"]) == ("randread", "4k", row["qd"])
+        assert float(row["iops"]) == pytest.approx(job["read"]["iops"], abs=0.1)
+        assert job["read"]["iops"] * job["read"]["lat_ns"]["mean"] * 1e-9 == pytest.approx(
+            int(row["qd"]), rel=0.10)
+    run1 = [float(r["iops"]) for r in rows if r["run"] == "1"]
+    assert all(b > a for a, b in zip(run1[:-1], run1[1:], strict=True))  # monotone in the depth
