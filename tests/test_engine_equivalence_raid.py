@@ -51,6 +51,13 @@ MEMBERS = {
                      "units": 4, "cap_model": "shared", "read_iops_limit": 3000,
                      "write_iops_limit": 1500, "bandwidth_limit_Bps": 100e6,
                      "media_rate_Bps": 400e6},
+    # SSDs under RAID (each member its own dies, channels, buffers and stream): MLC page
+    # types, a small write buffer that fills, a read buffer that pushes back, a slow host link
+    "ssd-small": {"kind": "ssd", "channels": 2, "dies_per_channel": 2, "planes_per_die": 2,
+                  "page_bytes": 4096, "read_s": "exp:50us", "read_slow_s": "det:80us",
+                  "program_slow_s": "det:1.5ms", "controller_overhead_s": 5e-6,
+                  "write_buffer_bytes": 8 * 4096, "read_buffer_bytes": 4 * 4096,
+                  "host_interface_Bps": 1e9},
     "cloud-split-burst": {"kind": "cloud", "latency": "uniform:0.2ms,0.9ms", "units": 8,
                           "read_iops_limit": 2500, "write_iops_limit": 1200,
                           "iops_limit": 2000, "burst_iops": 5000, "burst_credits": 400,
@@ -122,7 +129,7 @@ CONTROLLERS = {
 }
 
 
-@pytest.mark.parametrize("member", ["generic-exp", "hdd-sptf-cache"])
+@pytest.mark.parametrize("member", ["generic-exp", "hdd-sptf-cache", "ssd-small"])
 @pytest.mark.parametrize("controller", sorted(CONTROLLERS))
 @pytest.mark.parametrize("level", ["0", "5"])
 def test_controller_cache_and_coalescing_are_identical(level, controller, member):
@@ -153,6 +160,29 @@ def test_a_raid_of_cloud_volumes_is_capped_by_each_volumes_buckets():
     assert iops("0", 4, "randread") == pytest.approx(4 * 3000, rel=0.02)
     assert iops("1", 2, "randread") == pytest.approx(2 * 3000, rel=0.02)
     assert iops("1", 2, "randwrite") == pytest.approx(3000, rel=0.02)
+
+
+def test_a_raid_of_ssds_adds_their_dies_and_mirrors_each_write():
+    """Not a vacuous match for SSD members: with every member's dies saturated, RAID 0 of two
+    SSDs completes twice one SSD's random reads and writes (each request on one member), and
+    RAID 1 of two completes one SSD's writes (each write programs both)."""
+    ssd = {"kind": "ssd", "channels": 2, "dies_per_channel": 2, "read_s": "det:100us",
+           "program_s": "det:400us", "write_buffer_bytes": 0, "host_interface_Bps": "inf"}
+    layers = {"hba": {"queue_depth": 256}, "block": {"nr_requests": 256}}
+
+    def iops(device, rw, jobs):
+        stack = Stack.from_dict({"device": device, **layers})
+        wl = Workload(rw=rw, numjobs=jobs)
+        assert supports(stack, wl) is None
+        return simulate(stack, wl, ios=20_000, seed=2, engine="fast").iops
+
+    for rw in ("randread", "randwrite"):
+        one = iops(ssd, rw, 64)
+        striped = iops({"kind": "raid", "level": "0", "members": 2, "member": ssd}, rw, 128)
+        assert 1.95 < striped / one < 2.02, rw
+    one = iops(ssd, "randwrite", 64)
+    mirrored = iops({"kind": "raid", "level": "1", "members": 2, "member": ssd}, "randwrite", 64)
+    assert mirrored / one == pytest.approx(1.0, abs=0.02)
 
 
 def test_the_cache_and_coalescing_really_act():
@@ -234,7 +264,7 @@ FAULTS = {
 FAULT_LEVELS = {"1": 3, "10": 4, "5": 4, "6": 5}
 
 
-@pytest.mark.parametrize("member", ["generic-exp", "hdd-fifo"])
+@pytest.mark.parametrize("member", ["generic-exp", "hdd-fifo", "ssd-small"])
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 @pytest.mark.parametrize("level", [*sorted(FAULT_LEVELS), "1-md", "10-md"])
 def test_degraded_failure_and_rebuild_are_identical(level, fault, member):
@@ -377,8 +407,8 @@ def raid_stacks(draw):
             rebuild_start_s=None if rebuild is None else max(rebuild, fail_at),
             rebuild_span_bytes=draw(st.sampled_from([1e6, 4e6])),
             rebuild_rate_Bps=draw(st.sampled_from([float("inf"), 100e6])))
-    # an array over groups of it (groups of cloud volumes: not an array's, and SimPy only)
-    if member["kind"] != "cloud" and draw(st.booleans()):
+    # an array over groups of it (groups of cloud volumes or SSDs: not an array's, SimPy only)
+    if member["kind"] not in ("cloud", "ssd") and draw(st.booleans()):
         dev = ArrayDevice(
             group=dev, groups=draw(st.integers(1, 3)),
             read_hit_ratio=draw(st.sampled_from([0.0, 0.4])),

@@ -42,16 +42,13 @@ def test_supports_every_family_and_says_why_not_for_what_it_lacks():
                                          "family is not in the fast engine"):
         run_fast(plain, Workload(), ios=10, warmup_ios=0, seed=1)
     raid = presets.load("raid0-12x-hdd-wbc")[0]
-    ssds = raid.with_(**{"device.member": {"kind": "ssd"}})
-    assert supports(ssds, Workload()) == ("device.member.kind 'ssd': RAID over this family is "
-                                          "not in the fast engine")
-    clouds = raid.with_(**{"device.member": {"kind": "cloud", "iops_limit": 3000}})
-    assert supports(clouds, Workload()) is None  # (RAID 0 of cloud volumes)
-    over_clouds = Stack(device=ArrayDevice(group={"kind": "raid", "level": "0", "members": 2,
-                                                  "member": {"kind": "cloud"}}))
-    assert supports(over_clouds, Workload()) == (
-        "device.member.kind 'cloud': an array's RAID groups over this family is not in the fast "
-        "engine")
+    for member in ({"kind": "ssd"}, {"kind": "cloud", "iops_limit": 3000}):  # RAID over any
+        assert supports(raid.with_(**{"device.member": member}), Workload()) is None
+        over = Stack(device=ArrayDevice(group={"kind": "raid", "level": "0", "members": 2,
+                                               "member": member}))
+        assert supports(over, Workload()) == (
+            f"device.member.kind {member['kind']!r}: an array's RAID groups over this family "
+            "is not in the fast engine")
 
 
 def test_every_distribution_kind_runs(tmp_path):
@@ -142,7 +139,7 @@ def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
     before = fast_cache.source_stamp([a, b])
     b.write_text("y = 2\n")
     assert fast_cache.source_stamp([a, b]) != before
-    for kernel in (fast._kernel, fast._kernel_disk):  # (the flash and the disk steps)
+    for kernel in (fast._kernel, fast._kernel_disk, fast._kernel_all):  # (flash, disk, both)
         locator = getattr(getattr(kernel, "_cache", None), "_impl", None)
         if locator is not None:  # numba's layout as of 0.59-0.68
             assert type(locator.locator).__name__ == "_DepsLocator"

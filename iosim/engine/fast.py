@@ -8,14 +8,14 @@ dirty data the free dies program in the background, GC die time: ``SsdModel``'s 
 per die a request touches, joined as its ``AllOf`` joins them, and one per die programming
 buffered data), the hard disk (``HddModel``: NCQ tags, the actuator process with FIFO or
 SPTF, write cache, read-ahead; its decisions in :mod:`iosim.engine.fast_hdd`) and RAID over
-generic, HDD or cloud members (``RaidModel``: the member-I/O plan of ``raid_plan``, compiled in
+members of every family (``RaidModel``: the member-I/O plan of ``raid_plan``, compiled in
 :mod:`iosim.engine.fast_raid`; one process per member I/O joined as its ``AllOf`` joins them;
 the controller cache, destage limit and coalescing; degraded mode, a member failing mid-run
-and its rebuild onto a spare; each member disk its own state and stream) and the array over
+and its rebuild onto a spare; each member its own state and stream: a disk's, an SSD's
+instance, a cloud volume's buckets) and the array over
 RAID groups (``ArrayModel``: front-end cores, read hits, the mirrored cache destaged with a
 limit and a pace, each group's ``RaidModel.serve`` inline, one set of RAID state per group);
-arrays over other groups and RAID over SSD members (``supports`` names them) run on the
-reference engine.
+arrays over other groups (``supports`` names them) run on the reference engine.
 
 * **One event per state change.** A process step that SimPy would resume (a timeout, a granted
   resource, a succeeded event) is one entry in the event list. Timed events go in a binary heap
@@ -114,8 +114,6 @@ from .fast_codes import (
     C_FC,
     C_FH,
     C_HN,
-    C_IC,
-    C_IH,
     C_OVF,
     C_RR,
     C_SEQ,
@@ -710,6 +708,15 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     prows = int(rp[RP_PROWS]) if raid else 1  # plan rows of one request
     micap = rocap * prows if raid else 1
     r_extra = (micap + rocap + rrcap + r_groups * (r_stride + 4)) if raid else 0  # events
+    # SSD state: one instance (sd) for an SSD device, or one per RAID member and spare (a RAID
+    # of SSDs: sd = the member's dv); the SSD steps' owner (x) is then a member I/O, not an
+    # attempt (ocap of them at once)
+    raid_ssd = raid and int(rp[RP_MKIND]) == DEV_SSD
+    flash = ssd or raid_ssd
+    n_sd = r_groups * r_stride if raid_ssd else 1
+    ocap = max(atcap, micap) if raid_ssd else atcap
+    s_rstride = s_ndies + s_nch + 2  # an instance's resources: dies, channels, link out, in
+    s_out = s_ndies + s_nch
 
     # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
     # closures); ``keep`` holds their owners until the results are copied out at the end.
@@ -733,7 +740,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     ucap = nslots + rqcap + atcap + dpcap + nfail + 8 + r_extra
     uq = _um(np.empty(ucap, np.int64), keep)
     host_cpus = ip[P_HOST_CPUS]
-    nres = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0) + (
+    nres = 2 + njobs + 2 * npaths + (n_sd * s_rstride if flash else 0) + (
         (r_groups * (1 + r_stride) + 3) if raid else 0) + 1
     fcap = (2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
             + 2 * r_extra)
@@ -757,21 +764,21 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     for p in range(npaths):
         res[r_link0 + 2 * p, R_QCAP] = atcap
         res[r_link0 + 2 * p + 1, R_QCAP] = atcap
-    # SSD: dies (one process of an attempt each at most), channels, the host link out
+    # SSD: each instance's dies (one process of an owner each at most), channels, the host
+    # link out and in, from r_die0 + sd * s_rstride
     r_die0 = 2 + njobs + 2 * npaths
-    r_ch0 = r_die0 + s_ndies
-    r_hout = r_ch0 + s_nch
-    r_hin = r_hout + 1
-    if WITH_FLASH and ssd:  # (each die's background programs wait for it and its channel too)
-        for d in range(s_ndies):
-            res[r_die0 + d, R_QCAP] = atcap + 1
-        for c in range(s_nch):
-            res[r_ch0 + c, R_QCAP] = (atcap + 1) * s_dpc
-        res[r_hout, R_QCAP] = dpcap  # (read die processes cross it one by one)
-        res[r_hin, R_QCAP] = atcap
+    if WITH_FLASH and flash:  # (each die's background programs wait for it and its channel too)
+        for sd in range(n_sd):
+            sb = r_die0 + sd * s_rstride
+            for d in range(s_ndies):
+                res[sb + d, R_QCAP] = ocap + 1
+            for c in range(s_nch):
+                res[sb + s_ndies + c, R_QCAP] = (ocap + 1) * s_dpc
+            res[sb + s_out, R_QCAP] = dpcap  # (read die processes cross it one by one)
+            res[sb + s_out + 1, R_QCAP] = ocap
     # RAID: each set's destage slots, then each member's units (or NCQ tags); the array's
     # front-end cores, destage slots and destage pace
-    r_destage = 2 + njobs + 2 * npaths + ((s_ndies + s_nch + 2) if ssd else 0)
+    r_destage = 2 + njobs + 2 * npaths + (n_sd * s_rstride if flash else 0)
     r_mem0 = r_destage + r_groups
     r_afront = r_mem0 + r_groups * r_stride
     r_adestage = r_afront + 1
@@ -854,34 +861,46 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     at_free = _um(np.arange(atcap - 1, -1, -1).astype(np.int64), keep)
     n_at_free = atcap
     slot_z = _um(np.zeros(max(1, nslots)), keep)
-    at_left = _um(np.zeros(atcap, np.int64),
-        keep)  # SSD: die processes the attempt still waits for
-    at_first = _um(np.zeros(atcap, np.int64), keep)  # SSD: the request's first page, pages, mode
-    at_npg = _um(np.zeros(atcap, np.int64), keep)
-    at_mode = _um(np.zeros(atcap, np.int64), keep)
-    # SSD: the FifoSpaces (write buffer bytes, read buffer pages): room, waiters' codes, amounts
-    # (then each RAID set's cache, then the array's)
-    sp_free = _um(np.zeros(3 + r_groups), keep)
+    # SSD, per owner (an attempt, or a RAID member I/O): die processes it still waits for, its
+    # first page, pages, mode
+    so_left = _um(np.zeros(ocap, np.int64), keep)
+    so_first = _um(np.zeros(ocap, np.int64), keep)
+    so_npg = _um(np.zeros(ocap, np.int64), keep)
+    so_mode = _um(np.zeros(ocap, np.int64), keep)
+    # the FifoSpaces: an SSD's (write buffer bytes, read buffer pages), each RAID set's cache,
+    # the array's, then (a RAID of SSDs) each member SSD's two from sp_m0 + 2 * sd: room,
+    # waiters' codes, amounts
+    sp_m0 = 3 + r_groups
+    nsp = sp_m0 + (2 * n_sd if raid_ssd else 0)
+    sp_free = _um(np.zeros(nsp), keep)
     sp_free[SP_WRITE] = s_wbuf
     sp_free[SP_READ] = float(s_rbufp)
     for g in range(r_groups):
         sp_free[SP_RAID + g] = rp[RP_CACHE] if raid else 0.0
     sp_free[SP_RAID + r_groups] = rp[RP_A_CACHE] if array else 0.0
-    spcap = max(1, atcap, dpcap, rrcap if raid else 1)
-    sp_code = _um(np.zeros((3 + r_groups, spcap), np.int64), keep)
-    sp_amt = _um(np.zeros((3 + r_groups, spcap)), keep)
-    sp_hc = _um(np.zeros((3 + r_groups, 2), np.int64), keep)  # per space: head, count
-    dirty = _um(np.zeros(1), keep)  # SSD: buffered bytes no die has taken yet
-    # SSD: dies with no background program (FIFO, channel first) and their program units
-    idle_q = _um(np.zeros(max(1, s_ndies), np.int64), keep)
-    if WITH_FLASH and ssd:
-        for way in range(s_dpc):
-            for ch in range(s_nch):
-                idle_q[way * s_nch + ch] = ch * s_dpc + way
-        ctl[C_IC] = s_ndies
-    die_units = _um(np.zeros(max(1, s_ndies), np.int64), keep)
+    for sd in range(n_sd if raid_ssd else 0):
+        sp_free[sp_m0 + 2 * sd] = s_wbuf
+        sp_free[sp_m0 + 2 * sd + 1] = float(s_rbufp)
+    spcap = max(1, atcap, dpcap, rrcap if raid else 1, micap if raid_ssd else 1)
+    sp_code = _um(np.zeros((nsp, spcap), np.int64), keep)
+    sp_amt = _um(np.zeros((nsp, spcap)), keep)
+    sp_hc = _um(np.zeros((nsp, 2), np.int64), keep)  # per space: head, count
+    dirty = _um(np.zeros(n_sd), keep)  # SSD: buffered bytes no die has taken yet
+    # SSD: dies with no background program (a FIFO ring per instance, channel first: its head
+    # and count) and each die's program units
+    idle_q = _um(np.zeros(n_sd * max(1, s_ndies), np.int64), keep)
+    idle_h = _um(np.zeros(n_sd, np.int64), keep)
+    idle_c = _um(np.zeros(n_sd, np.int64), keep)
+    if WITH_FLASH and flash:
+        for sd in range(n_sd):
+            for way in range(s_dpc):
+                for ch in range(s_nch):
+                    idle_q[sd * s_ndies + way * s_nch + ch] = ch * s_dpc + way
+            idle_c[sd] = s_ndies
+    die_units = _um(np.zeros(n_sd * max(1, s_ndies), np.int64), keep)
     dp_mode = _um(np.zeros(dpcap, np.int64), keep)
-    dp_att = _um(np.zeros(dpcap, np.int64), keep)  # SSD die processes: attempt, first page, pages
+    dp_sd = _um(np.zeros(dpcap, np.int64), keep)  # SSD die processes: instance, owner, first page
+    dp_att = _um(np.zeros(dpcap, np.int64), keep)
     dp_l0 = _um(np.zeros(dpcap, np.int64), keep)
     dp_die = _um(np.zeros(dpcap, np.int64), keep)
     dp_slow = _um(np.zeros(dpcap, np.bool_), keep)  # a background program unit on slow (MSB) pages
@@ -1091,13 +1110,48 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             return svc_samples[rng_dev.integers(0, n_svc_samples)]
         return _sample_code(svc_code, svc_a, svc_b, rng_dev)
 
-    def ssd_array_time(l0, npg, program):
+    def ssd_rng(sd):
+        """The stream SSD instance ``sd`` draws from: the device's, or a RAID member's own."""
+        return mrngs[sd] if raid_ssd else rng_dev
+
+    def ssd_array_time(sd, l0, npg, program):
         """SsdModel._array_time of a die's pages (l0, l0 + dies, ...): ssd_array_s."""
         if program:
             return _ssd_array_s(l0, npg, s_planes, s_ndies, SLOW_BY_PAGE if s_pslow else SLOW_NONE,
-                                s_prog, s_prog2, rng_dev)
+                                s_prog, s_prog2, ssd_rng(sd))
         return _ssd_array_s(l0, npg, s_planes, s_ndies, SLOW_BY_PAGE if s_slow else SLOW_NONE,
-                            s_read, s_read2, rng_dev)
+                            s_read, s_read2, ssd_rng(sd))
+
+    # an SSD step's owner (x): an attempt at the device, or a RAID member I/O at its member
+    def own_sd(x):
+        return mi_dev[x] if raid_ssd else 0
+
+    def own_size(x):
+        return mi_size[x] if raid_ssd else at_size[x]
+
+    def own_read(x):
+        return mi_read[x] if raid_ssd else at_read[x]
+
+    def own_off(x):
+        return mi_off[x] if raid_ssd else rq_off[at_req[x]]
+
+    def ssd_res(sd):
+        """The first resource of SSD instance ``sd`` (its dies; then channels, link out, in)."""
+        return r_die0 + sd * s_rstride
+
+    def ssd_space(sd, read):
+        """Instance ``sd``'s write buffer, or (``read``) its read buffer."""
+        if raid_ssd:
+            return sp_m0 + 2 * sd + (1 if read else 0)
+        return SP_READ if read else SP_WRITE
+
+    def ssd_served(x):
+        """SsdModel.serve returned: the attempt goes on (the next step), or the member I/O's
+        process ends (its end event triggered now)."""
+        if raid_ssd:
+            fpush((x << KB) | K_M_PEND)
+            return -1
+        return K_DEV_FINISHED
 
     def space_take(sp, amount, code):
         """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
@@ -1109,13 +1163,14 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
 
     def background_unit(dpr):
         """SsdModel._background, top of its loop: the die takes the next unit of dirty data."""
-        nbytes = min(dirty[0], s_unit)
-        dirty[0] -= nbytes
-        die = dp_die[dpr]
+        sd = dp_sd[dpr]
+        nbytes = min(dirty[sd], s_unit)
+        dirty[sd] -= nbytes
+        unit = sd * s_ndies + dp_die[dpr]
         dp_bytes[dpr] = nbytes
         dp_np[dpr] = int(math.ceil(nbytes / s_page))
-        dp_slow[dpr] = s_pslow and die_units[die] % 2 == 1
-        die_units[die] += 1
+        dp_slow[dpr] = s_pslow and die_units[unit] % 2 == 1
+        die_units[unit] += 1
 
     def hdd_kick(dv):
         """HddModel._kick: succeed the parked actuator's wake event (disk ``dv``)."""
@@ -1134,6 +1189,13 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         """Recorder.unit_busy from disk or member ``dv`` (a failed member's: not recorded)."""
         dv_busy[dv] += delta
         if dv_dead[dv] == 0:
+            level(L_BUSY, t, delta)
+
+    def ssd_busy(sd, t, delta):
+        """Recorder.unit_busy from an SSD's die: the device's, or a member's (unit_busy)."""
+        if raid_ssd:
+            unit_busy(sd, t, delta)
+        else:
             level(L_BUSY, t, delta)
 
     def new_op(att, off, size, is_read, g):
@@ -1722,6 +1784,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         ro_left[o] -= 1
                         if ro_left[o] == 0 and (ro_mode[o] == MD_ALL or ro_mode[o] == MD_REST):
                             fpush((o << KB) | K_R_ALL)
+                elif WITH_FLASH and raid_ssd and k == K_M_START:  # SsdModel.serve, as a process
+                    if s_ovh > 0:  # (the controller overhead holds nothing)
+                        act, a_delay, a_code = 1, s_ovh, (x << KB) | K_SSD_OVH
+                        k = -1
+                    else:
+                        k = K_SSD_FORK
                 elif k == K_M_START:  # a member's serve process: its unit, or a disk's tag
                     wait = 0.0
                     if raid_cloud:  # CloudModel.serve: the member's tokens in arrival order
@@ -2028,95 +2096,103 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif WITH_FLASH and k == K_SSD_OVH:
                 k = K_SSD_FORK
             elif WITH_FLASH and k == K_SSD_FORK:  # SsdModel.serve past the controller overhead
-                first, npages = _ssd_pages(rq_off[at_req[x]], at_size[x], s_page)
-                at_first[x] = first
-                at_npg[x] = npages
-                if at_read[x]:  # one read process per die; AllOf joins them
-                    at_mode[x] = SSD_READ
+                first, npages = _ssd_pages(own_off(x), own_size(x), s_page)
+                so_first[x] = first
+                so_npg[x] = npages
+                if own_read(x):  # one read process per die; AllOf joins them
+                    so_mode[x] = SSD_READ
                     k = K_SSD_SPAWN
                 elif s_link:  # a write crosses the host link first
-                    act, a_res, a_code = 2, r_hin, (x << KB) | K_SSD_IGRANT
+                    act, a_res = 2, ssd_res(own_sd(x)) + s_out + 1
+                    a_code = (x << KB) | K_SSD_IGRANT
                     k = -1
                 else:
                     k = K_SSD_WBUF
             elif WITH_FLASH and k == K_SSD_IGRANT:
-                act, a_delay, a_code = 1, at_size[x] / s_hbw, (x << KB) | K_SSD_IXFER
+                act, a_delay, a_code = 1, own_size(x) / s_hbw, (x << KB) | K_SSD_IXFER
                 k = -1
             elif WITH_FLASH and k == K_SSD_IXFER:
-                release(r_hin)
+                release(ssd_res(own_sd(x)) + s_out + 1)
                 k = K_SSD_WBUF
             elif WITH_FLASH and k == K_SSD_WBUF:
-                if 0 < at_size[x] <= s_wbuf:  # buffered: acknowledged once it has room
-                    if space_take(SP_WRITE, at_size[x], (x << KB) | K_SSD_BUF):
+                if 0 < own_size(x) <= s_wbuf:  # buffered: acknowledged once it has room
+                    if space_take(ssd_space(own_sd(x), False), own_size(x),
+                                  (x << KB) | K_SSD_BUF):
                         k = K_SSD_BUF
                     else:
                         k = -1
                 else:  # programmed on its own dies before it completes
-                    at_mode[x] = SSD_WRITE
+                    so_mode[x] = SSD_WRITE
                     k = K_SSD_SPAWN
             elif WITH_FLASH and k == K_SSD_BUF:  # SsdModel._flush: idle dies take dirty data
                 tot[T_BUFFERED] += 1
-                dirty[0] += at_size[x]
-                while dirty[0] > 0 and ctl[C_IC] > 0:
+                sd = own_sd(x)
+                dirty[sd] += own_size(x)
+                while dirty[sd] > 0 and idle_c[sd] > 0:
                     if n_dp_free == 0:
                         ctl[C_OVF] = 1
                         break
-                    h = ctl[C_IH]
-                    die = idle_q[h]
+                    h = idle_h[sd]
+                    die = idle_q[sd * s_ndies + h]
                     h += 1
-                    if h >= idle_q.shape[0]:
+                    if h >= s_ndies:
                         h = 0
-                    ctl[C_IH] = h
-                    ctl[C_IC] -= 1
+                    idle_h[sd] = h
+                    idle_c[sd] -= 1
                     n_dp_free -= 1
                     dproc = dp_free[n_dp_free]
                     dp_mode[dproc] = SSD_BUFFERED
+                    dp_sd[dproc] = sd
                     dp_die[dproc] = die
                     dp_room[dproc] = 0
                     background_unit(dproc)
                     upush((dproc << KB) | K_SSD_DSTART)
-                k = K_DEV_FINISHED
+                k = ssd_served(x)
             elif WITH_FLASH and k == K_SSD_SPAWN:  # one process per die, in page order
-                npages = at_npg[x]
+                npages = so_npg[x]
                 ng = min(npages, s_ndies)
                 if n_dp_free < ng:
                     ctl[C_OVF] = 1
                     break
-                at_left[x] = ng
+                so_left[x] = ng
                 for g in range(ng):
                     n_dp_free -= 1
                     dproc = dp_free[n_dp_free]
                     dp_att[dproc] = x
-                    dp_l0[dproc] = at_first[x] + g
+                    dp_sd[dproc] = own_sd(x)
+                    dp_l0[dproc] = so_first[x] + g
                     _, dp_die[dproc] = _ssd_die_of_page(dp_l0[dproc], s_nch, s_dpc)
                     dp_np[dproc] = (npages - 1 - g) // s_ndies + 1
-                    dp_mode[dproc] = at_mode[x]
-                    dp_bytes[dproc] = _ssd_group_bytes(rq_off[at_req[x]], at_size[x], s_page,
-                                                       at_first[x], npages, g, s_ndies)
+                    dp_mode[dproc] = so_mode[x]
+                    dp_bytes[dproc] = _ssd_group_bytes(own_off(x), own_size(x), s_page,
+                                                       so_first[x], npages, g, s_ndies)
                     dp_room[dproc] = 0
-                    if at_mode[x] == SSD_READ and s_rbufp > 0:
+                    if so_mode[x] == SSD_READ and s_rbufp > 0:
                         dp_room[dproc] = min(dp_np[dproc], s_rbufp)
                     upush((dproc << KB) | K_SSD_DSTART)
                 k = -1
             elif WITH_FLASH and k == K_SSD_DSTART:
-                act, a_res, a_code = 2, r_die0 + dp_die[x], (x << KB) | K_SSD_DGRANT
+                act, a_res = 2, ssd_res(dp_sd[x]) + dp_die[x]
+                a_code = (x << KB) | K_SSD_DGRANT
                 k = -1
             elif WITH_FLASH and k == K_SSD_DGRANT:
-                level(L_BUSY, now, 1)
+                ssd_busy(dp_sd[x], now, 1)
                 if dp_mode[x] == SSD_READ:  # tR, then the channel
                     act, a_code = 1, (x << KB) | K_SSD_DREAD
-                    a_delay = ssd_array_time(dp_l0[x], dp_np[x], False)
+                    a_delay = ssd_array_time(dp_sd[x], dp_l0[x], dp_np[x], False)
                     k = -1
                 else:  # a program: the channel first
                     k = K_SSD_CHAN
             elif WITH_FLASH and k == K_SSD_DREAD:  # FifoSpace.take of the read buffer (die held)
-                if dp_room[x] == 0 or space_take(SP_READ, dp_room[x], (x << KB) | K_SSD_RSLOT):
+                if dp_room[x] == 0 or space_take(ssd_space(dp_sd[x], True), dp_room[x],
+                                                 (x << KB) | K_SSD_RSLOT):
                     k = K_SSD_CHAN
                 else:
                     k = -1
             elif WITH_FLASH and (k == K_SSD_RSLOT or k == K_SSD_CHAN):
                 if s_xfer > 0:
-                    act, a_res, a_code = 2, r_ch0 + dp_die[x] // s_dpc, (x << KB) | K_SSD_CGRANT
+                    act, a_res = 2, ssd_res(dp_sd[x]) + s_ndies + dp_die[x] // s_dpc
+                    a_code = (x << KB) | K_SSD_CGRANT
                     k = -1
                 else:
                     k = K_SSD_AFTERCH
@@ -2128,7 +2204,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 act, a_code = 1, (x << KB) | K_SSD_CXFER
                 k = -1
             elif WITH_FLASH and k == K_SSD_CXFER:
-                release(r_ch0 + dp_die[x] // s_dpc)
+                release(ssd_res(dp_sd[x]) + s_ndies + dp_die[x] // s_dpc)
                 k = K_SSD_AFTERCH
             elif WITH_FLASH and k == K_SSD_AFTERCH:
                 if dp_mode[x] == SSD_READ:
@@ -2137,22 +2213,24 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     if dp_mode[x] == SSD_BUFFERED:  # one multi-plane program
                         t_arr = _ssd_array_s(0, dp_np[x], s_planes, s_ndies,
                                              SLOW_ALL if dp_slow[x] else SLOW_NONE, s_prog,
-                                             s_prog2, rng_dev)
+                                             s_prog2, ssd_rng(dp_sd[x]))
                     else:
-                        t_arr = ssd_array_time(dp_l0[x], dp_np[x], True)
+                        t_arr = ssd_array_time(dp_sd[x], dp_l0[x], dp_np[x], True)
                     act, a_code = 1, (x << KB) | K_SSD_PROG
                     a_delay = t_arr + s_gc * dp_np[x]
                     k = -1
             elif WITH_FLASH and k == K_SSD_PROG:
                 k = K_SSD_DEND
             elif WITH_FLASH and k == K_SSD_DEND:
-                level(L_BUSY, now, -1)
-                release(r_die0 + dp_die[x])
+                sd = dp_sd[x]
+                ssd_busy(sd, now, -1)
+                release(ssd_res(sd) + dp_die[x])
                 k = -1
                 if dp_mode[x] == SSD_READ:  # the die's data cross the host link
                     tot[T_PAGE_READS] += dp_np[x]
                     if s_link:
-                        act, a_res, a_code = 2, r_hout, (x << KB) | K_SSD_LGRANT
+                        act, a_res = 2, ssd_res(sd) + s_out
+                        a_code = (x << KB) | K_SSD_LGRANT
                     else:
                         k = K_SSD_LXFER
                 else:
@@ -2160,36 +2238,36 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     if dp_mode[x] == SSD_WRITE:
                         fpush((x << KB) | K_SSD_PEND)
                     else:  # a background program: its buffer room is free again
-                        space_give(SP_WRITE, dp_bytes[x])
-                        if dirty[0] > 0:  # the die takes the next unit
+                        space_give(ssd_space(sd, False), dp_bytes[x])
+                        if dirty[sd] > 0:  # the die takes the next unit
                             background_unit(x)
                             k = K_SSD_DSTART
                         else:  # and goes idle
-                            i = ctl[C_IH] + ctl[C_IC]
-                            if i >= idle_q.shape[0]:
-                                i -= idle_q.shape[0]
-                            idle_q[i] = dp_die[x]
-                            ctl[C_IC] += 1
+                            i = idle_h[sd] + idle_c[sd]
+                            if i >= s_ndies:
+                                i -= s_ndies
+                            idle_q[sd * s_ndies + i] = dp_die[x]
+                            idle_c[sd] += 1
                             dp_free[n_dp_free] = x
                             n_dp_free += 1
             elif WITH_FLASH and k == K_SSD_PEND:
                 a = dp_att[x]
                 dp_free[n_dp_free] = x
                 n_dp_free += 1
-                at_left[a] -= 1
-                if at_left[a] == 0:
+                so_left[a] -= 1
+                if so_left[a] == 0:
                     fpush((a << KB) | K_SSD_ALL)  # the AllOf condition succeeds
                 k = -1
             elif WITH_FLASH and k == K_SSD_ALL:
-                k = K_DEV_FINISHED
+                k = ssd_served(x)
             elif WITH_FLASH and k == K_SSD_LGRANT:
                 act, a_delay, a_code = 1, dp_bytes[x] / s_hbw, (x << KB) | K_SSD_LXFER
                 k = -1
             elif WITH_FLASH and k == K_SSD_LXFER:  # a read die process ends
                 if s_link:
-                    release(r_hout)
+                    release(ssd_res(dp_sd[x]) + s_out)
                 if dp_room[x] > 0:
-                    space_give(SP_READ, dp_room[x])
+                    space_give(ssd_space(dp_sd[x], True), dp_room[x])
                 fpush((x << KB) | K_SSD_PEND)
                 k = -1
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
@@ -2579,23 +2657,29 @@ class _KernelCompiler(CompilerBase):
         return [DefaultPassBuilder.define_nopython_pipeline(self.state)]
 
 
-def _compiled_kernel(name: str, *, disk: bool):
+def _compiled_kernel(name: str, *, disk: bool, flash: bool):
     """``_kernel_py`` compiled (and cached under ``name``) with the disk steps (HDD, RAID, the
-    array) or with the flash ones (SSD, cloud). Both have the stack and the generic device."""
+    array), the flash ones (SSD, cloud), or both (a RAID of SSDs). All have the stack and the
+    generic device."""
     scope = dict(globals())
     scope["WITH_DISK"] = disk
-    scope["WITH_FLASH"] = not disk
+    scope["WITH_FLASH"] = flash
     fn = types.FunctionType(_kernel_py.__code__, scope, name)
     fn.__qualname__ = name
     return numba.njit(cache=True, pipeline_class=_KernelCompiler, locals=_LOCALS)(fn)
 
 
-_kernel = _compiled_kernel("_kernel", disk=False)
-_kernel_disk = _compiled_kernel("_kernel_disk", disk=True)
+_kernel = _compiled_kernel("_kernel", disk=False, flash=True)
+_kernel_disk = _compiled_kernel("_kernel_disk", disk=True, flash=False)
+# RAID over SSDs: both families' steps, compiled on first use (announced; set-up compiles the
+# two above only, which every preset and notebook uses)
+_kernel_all = _compiled_kernel("_kernel_all", disk=True, flash=True)
 
 
 def kernel_for(device) -> object:
     """The compiled kernel variant that has this device's steps."""
+    if isinstance(device, RaidDevice) and isinstance(device.member, SsdDevice):
+        return _kernel_all
     return _kernel_disk if isinstance(device, (HddDevice, RaidDevice, ArrayDevice)) else _kernel
 
 
@@ -2687,9 +2771,9 @@ def supports(stack: Stack, workload: Workload) -> str | None:
     return None
 
 
-# RAID members the fast engine runs (RaidModel over GenericModel, HddModel or CloudModel
-# members; an array's groups over the first two)
-_RAID_MEMBERS = (GenericDevice, HddDevice, CloudDevice)
+# RAID members the fast engine runs (RaidModel over members of every family; an array's
+# groups over generic and disk members)
+_RAID_MEMBERS = (GenericDevice, HddDevice, CloudDevice, SsdDevice)
 _ARRAY_MEMBERS = (GenericDevice, HddDevice)
 
 
@@ -2814,8 +2898,10 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     else:  # a deterministic overhead draws nothing
         job_rngs = _idle_rng_list()
     ovh_code, ovh_a, ovh_b, ovh_samples = dist_args(overhead)
-    if ssd:  # the "service" pair is the reads' (fast page, slow page)
-        dists = [("", dev.read_s), ("", dev.read_slow_s or dev.read_s)]
+    flash = dev if ssd else dev.member if isinstance(dev, RaidDevice) and isinstance(
+        dev.member, SsdDevice) else None  # (an SSD, or a RAID of them)
+    if flash is not None:  # the "service" pair is the reads' (fast page, slow page)
+        dists = [("", flash.read_s), ("", flash.read_slow_s or flash.read_s)]
     svc_code, svc_a, svc_b, svc_samples = dist_args(dists[0][1] if dists else None)
     svc2_code, svc2_a, svc2_b, svc2_samples = dist_args(dists[-1][1] if dists else None)
     cloud = isinstance(dev, CloudDevice)
@@ -2876,31 +2962,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     fp[F_SVC2_B] = svc2_b
     if cloud:
         _cloud_params(dev, fp)
-    if ssd:
-        ip[P_SSD_C] = dev.channels
-        ip[P_SSD_D] = dev.dies_per_channel
-        ip[P_SSD_PLANES] = dev.planes_per_die
-        ip[P_SSD_SLOW] = dev.read_slow_s is not None
-        ip[P_SSD_LINK] = math.isfinite(dev.host_interface_Bps)
-        # die processes at once: every attempt's, one per die its pages touch at most
-        max_pages = max(math.ceil(min(s, maxb) / dev.page_bytes) + 1 for s in sizes)
-        # (+ background programs: one per die at most)
-        ip[P_DPCAP] = atcap * min(max_pages, dev.dies) + dev.dies
-        fp[F_SSD_WBUF] = dev.write_buffer_bytes
-        fp[F_SSD_UNIT] = dev.page_bytes * dev.planes_per_die
-        fp[F_SSD_CHRATE] = dev.channel_rate_Bps
-        ip[P_SSD_RBUFP] = dev.read_buffer_pages
-        prog_slow = dev.program_slow_s or dev.program_s
-        ip[P_PROG_CODE] = dev.program_s.code
-        ip[P_PROG2_CODE] = prog_slow.code
-        ip[P_PROG_SLOW] = dev.program_slow_s is not None
-        fp[F_PROG_A], fp[F_PROG_B] = (float(v) for v in dev.program_s.params)
-        fp[F_PROG2_A], fp[F_PROG2_B] = (float(v) for v in prog_slow.params)
-        fp[F_SSD_GC] = dev.gc_extra_s() if dev.gc else 0.0  # as SsdModel.gc_extra
-        fp[F_SSD_PAGE] = dev.page_bytes
-        fp[F_SSD_XFER] = dev.page_bytes / dev.channel_rate_Bps  # as SsdModel.xfer_page
-        fp[F_SSD_OVH] = dev.controller_overhead_s
-        fp[F_SSD_HOST_BW] = dev.host_interface_Bps
+    if ssd:  # die processes at once: one per die an attempt's pages touch at most
+        _ssd_params(dev, ip, fp, sizes, maxb, owners=atcap, instances=1)
     fail_path = np.array([ev.path for ev in mp.failures] or [0], dtype=np.int64)
     fail_at = np.array([ev.fail_at_s for ev in mp.failures] or [0.0])
     restore_at = np.array(
@@ -2915,7 +2978,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     raid_args = (np.zeros(NRP), np.zeros((2, NRC), np.int64), np.zeros((1, NRCF)),
                  _idle_rng_list())
     if raid:  # (or an array of RAID sets)
-        raid_args, hdd_args = _raid_args(dev, wl, streams, fp, ip[P_ATCAP], sizes, maxb, trace)
+        raid_args, hdd_args = _raid_args(dev, wl, streams, ip, fp, sizes, maxb, trace)
         rd = dev.group if array else dev
         if isinstance(rd.member, CloudDevice):  # each member, and the spare, its own buckets
             sets = dev.groups if array else 1
@@ -2923,6 +2986,34 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args,
             *raid_args)
+
+
+def _ssd_params(dev: SsdDevice, ip, fp, sizes, maxb: float, owners: int, instances: int) -> None:
+    """The SSD's parameters into the kernel's (SsdModel's numbers), with room for the die
+    processes of ``owners`` requests at once (one per die their pages touch at most) and
+    every die of ``instances`` SSDs programming in the background."""
+    ip[P_SSD_C] = dev.channels
+    ip[P_SSD_D] = dev.dies_per_channel
+    ip[P_SSD_PLANES] = dev.planes_per_die
+    ip[P_SSD_SLOW] = dev.read_slow_s is not None
+    ip[P_SSD_LINK] = math.isfinite(dev.host_interface_Bps)
+    max_pages = max(math.ceil(min(s, maxb) / dev.page_bytes) + 1 for s in sizes)
+    ip[P_DPCAP] = owners * min(max_pages, dev.dies) + instances * dev.dies
+    fp[F_SSD_WBUF] = dev.write_buffer_bytes
+    fp[F_SSD_UNIT] = dev.page_bytes * dev.planes_per_die
+    fp[F_SSD_CHRATE] = dev.channel_rate_Bps
+    ip[P_SSD_RBUFP] = dev.read_buffer_pages
+    prog_slow = dev.program_slow_s or dev.program_s
+    ip[P_PROG_CODE] = dev.program_s.code
+    ip[P_PROG2_CODE] = prog_slow.code
+    ip[P_PROG_SLOW] = dev.program_slow_s is not None
+    fp[F_PROG_A], fp[F_PROG_B] = (float(v) for v in dev.program_s.params)
+    fp[F_PROG2_A], fp[F_PROG2_B] = (float(v) for v in prog_slow.params)
+    fp[F_SSD_GC] = dev.gc_extra_s() if dev.gc else 0.0  # as SsdModel.gc_extra
+    fp[F_SSD_PAGE] = dev.page_bytes
+    fp[F_SSD_XFER] = dev.page_bytes / dev.channel_rate_Bps  # as SsdModel.xfer_page
+    fp[F_SSD_OVH] = dev.controller_overhead_s
+    fp[F_SSD_HOST_BW] = dev.host_interface_Bps
 
 
 def _cloud_buckets(dev: CloudDevice) -> np.ndarray:
@@ -2943,11 +3034,12 @@ def _cloud_params(dev: CloudDevice, fp) -> None:
     fp[F_W_BW] = dev.write_bandwidth_limit_Bps
 
 
-def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb: float, trace):
+def _raid_args(dev, wl: Workload, streams: Streams, ip, fp, sizes, maxb: float, trace):
     """The kernel's RAID arguments (parameters, counters, the members' streams) and its
     members' disk arguments, for a RAID set or an array of them (``dev``); the members'
     service distribution is the kernel's "service", an array's front end its second."""
     array = dev if isinstance(dev, ArrayDevice) else None
+    atcap = int(ip[P_ATCAP])
     rd = dev.group if array else dev
     groups = array.groups if array else 1
     member = rd.member
@@ -2966,8 +3058,9 @@ def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb:
     rp[RP_CCOUNT] = rd.coalesce_count
     rp[RP_CTIMEOUT] = rd.coalesce_timeout_s
     cloud = isinstance(member, CloudDevice)
-    rp[RP_MKIND] = DEV_HDD if hdd else DEV_CLOUD if cloud else DEV_GENERIC
-    rp[RP_MUNITS] = member.queue_depth if hdd else member.units
+    ssd = isinstance(member, SsdDevice)
+    rp[RP_MKIND] = DEV_HDD if hdd else DEV_CLOUD if cloud else DEV_SSD if ssd else DEV_GENERIC
+    rp[RP_MUNITS] = member.queue_depth if hdd else 1 if ssd else member.units
     rp[RP_GROUPS] = groups
     rp[RP_POLICY] = rd.read_policy_code
     at_groups = atcap  # requests at the sets: attempts, and the array's destages in service
@@ -2983,13 +3076,16 @@ def _raid_args(dev, wl: Workload, streams: Streams, fp, atcap: int, sizes, maxb:
         at_groups += min(array.destage_limit, rp[RP_AOCAP])
     rp[RP_ROCAP] = at_groups + groups * (cached + 1) + 1  # (and a rebuild each)
     rp[RP_PROWS] = raid_plan_rows(rd.members, rd.stripe_unit_bytes, min(max(sizes), maxb))
-    if not hdd:
+    if not (hdd or ssd):
         fp[F_MEDIA] = member.media_rate_Bps
     random = (member.rotation == "uniform" if hdd
               else any(d.code != 0 for _, d in _device_dists(member)))
     if cloud:
         _cloud_params(member, fp)
         rp[RP_MNBK] = len(bucket_plan(member))
+    if ssd:  # each member I/O's die processes, each member's (and spare's) background ones
+        micap = int(rp[RP_ROCAP] * rp[RP_PROWS])
+        _ssd_params(member, ip, fp, sizes, maxb, owners=micap, instances=rd.members + 1)
     f = rd.failed_member
     rp[RP_FAILED] = -1 if f is None else f
     rp[RP_LIVE] = f is not None and rd.fail_at_s > 0
