@@ -47,7 +47,8 @@ def device_stacks():
     RAID: a RAID 5 of six such disks and E8's RAID 0 of 12 disks with the controller's
     write-back cache and coalescing, 16 jobs each; the array as it comes (four RAID 5 groups of
     four disks) under 16 random readers; the SSD (nvme-intel-750: dies, channels, buffers) and a
-    cloud volume (cloud-uos-1tb: token buckets) with 16 jobs of their presets' workloads."""
+    cloud volume (cloud-uos-1tb: token buckets) with 16 jobs of their presets' workloads; and
+    RAID over those two (RAID 0 of four such volumes, RAID 10 of four such SSDs), the same."""
     stack, wl = presets.load("hdd-7200")
     yield "hdd-7200 SPTF QD 32", "hdd", (stack, replace(wl, numjobs=32))
     yield "RAID 5 of 6 hdd-7200, 16 writers", "raid5_hdd", raid5_of_disks(16)
@@ -59,6 +60,15 @@ def device_stacks():
     yield "nvme-intel-750, 16 jobs", "ssd", (ssd, replace(ssd_wl, numjobs=16))
     cloud, cloud_wl = presets.load("cloud-uos-1tb")
     yield "cloud-uos-1tb, 16 jobs", "cloud", (cloud, replace(cloud_wl, numjobs=16))
+    # RAID over the other families: md over four such volumes, RAID 10 of four such SSDs
+    striped = Stack.from_dict({**cloud.to_dict(), "device": {
+        "kind": "raid", "level": "0", "members": 4, "member": cloud.device.to_dict()}})
+    yield "RAID 0 of 4 cloud-uos-1tb, 16 jobs", "raid0_cloud", (
+        striped, replace(cloud_wl, numjobs=16))
+    mirrored = Stack.from_dict({**ssd.to_dict(), "device": {
+        "kind": "raid", "level": "10", "members": 4, "member": ssd.device.to_dict()}})
+    yield "RAID 10 of 4 nvme-intel-750, 16 jobs", "raid10_ssd", (
+        mirrored, replace(ssd_wl, numjobs=16))
 
 
 # The reference engine's run of a device row is simpy_ios // 5 I/Os, except where that would
