@@ -13,7 +13,8 @@ import time
 
 #: one tiny run per device family the fast engine runs: the generic device, the SSD and the cloud
 #: volume compile the kernel's flash variant; the disk, RAID and array presets its disk variant
-#: (``engine.fast.kernel_for``)
+#: (``engine.fast.kernel_for``). The third variant, a RAID of SSDs (both families' steps), is
+#: left to its first run, which announces its compile: every preset and notebook uses the other two.
 GENERIC = ("allflash-lun", "nvme-intel-750", "cloud-uos-1tb")
 RAID = ("hdd-7200", "raid0-12x-hdd-wbc")
 _CHILD = ("from iosim.engine import jit; jit.ANNOUNCE = False; "
@@ -29,9 +30,9 @@ def _run(names) -> None:
 
 
 def warm() -> float:
-    """Compile both kernel variants; return the seconds spent. The disk variant compiles in a
-    second process at the same time (numba compiles on one core; the two variants are cached
-    under different names, so neither process overwrites the other's)."""
+    """Compile the flash and disk kernel variants; return the seconds spent. The disk variant
+    compiles in a second process at the same time (numba compiles on one core; the variants
+    are cached under different names, so neither process overwrites the other's)."""
     t0 = time.perf_counter()
     other = subprocess.Popen([sys.executable, "-c", _CHILD])
     try:

@@ -201,3 +201,20 @@ def test_a_long_simpy_run_reports_its_progress_without_changing_it(monkeypatch):
     loud = iosim.simulate(stack, wl, ios=3000, warmup_ios=100, seed=3, engine="simpy")
     assert ticks == [1000, 2000, 3000]  # 3,100 completions in all
     assert loud.to_dict() == quiet.to_dict()
+
+
+def test_a_late_compile_says_why_it_was_not_done_at_set_up(monkeypatch, capsys):
+    """Set-up compiles the flash and disk variants; a RAID of SSDs' variant is left to its first
+    run, and its announcement must not claim set-up did it."""
+    from iosim.engine import jit
+
+    monkeypatch.setattr(jit, "ANNOUNCE", True)
+    monkeypatch.setattr(jit, "compile_pending", lambda dispatcher: True)
+    jit.announce_compile(fast._kernel)
+    assert "'make lab' and 'make test' do it at set-up" in capsys.readouterr().err
+    stack = Stack.from_dict({"device": {"kind": "raid", "level": "1", "members": 2,
+                                        "member": {"kind": "ssd"}}})
+    run_fast(stack, Workload(), ios=50, warmup_ios=0, seed=1)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a RAID of SSDs has a variant of its own, which set-up leaves " \
+        "out" in err[0] and "do it at set-up" not in err[0]

@@ -22,12 +22,16 @@ def compile_pending(dispatcher) -> bool:
         return False
 
 
-def announce_compile(dispatcher) -> None:
-    """Say so on stderr before a compile of a minute or two, instead of a silent wait."""
+#: what the announcement says of the set-up: it compiles these variants (iosim.warmup)
+AT_SET_UP = "'make lab' and 'make test' do it at set-up"
+
+
+def announce_compile(dispatcher, why: str = AT_SET_UP) -> None:
+    """Say so on stderr before a compile of a minute or two, instead of a silent wait;
+    ``why`` says why now (a variant set-up compiles, or one it leaves to its first use)."""
     if ANNOUNCE and compile_pending(dispatcher):
         print(
-            "iosim: compiling the fast engine (once per checkout, a minute or two; "
-            "'make lab' and 'make test' do it at set-up)...",
+            f"iosim: compiling the fast engine (once per checkout, a minute or two; {why})...",
             file=sys.stderr,
             flush=True,
         )
