@@ -393,3 +393,25 @@ def test_stack_option_takes_a_description_by_its_extension(tmp_path, capsys):
                      "--compare", "--json"]) == 0
         runs.append(capsys.readouterr().out)
     assert runs[0] == runs[1] and '"demerit_s"' in runs[0]
+
+
+def test_an_extracted_seek_takes_its_ends_from_the_curve_not_the_models_placeholders(tmp_path):
+    # the HP C3323A's valid/ model gives 0.2 and 2.3 ms beside a curve from 1.18 to 18.1 ms;
+    # DiskSim's extracted seek reads only the curve, so the figures must come from it
+    path = _tiny(tmp_path)
+    model = tmp_path / "tiny.model"
+    model.write_text(model.read_text().replace("Single cylinder seek time = 1.0",
+                                               "Single cylinder seek time = 0.2")
+                     .replace("Full strobe seek time = 8.0", "Full strobe seek time = 2.3"))
+    drive = import_disksim_drive(path)
+    dev = drive.stack.device
+    assert dev.track_to_track_s == pytest.approx(1e-3)
+    assert dev.full_stroke_s == pytest.approx(8e-3)
+    assert 3e-3 < dev.avg_seek_s < 8e-3  # the curve's mean, not clamped to 2.3 ms
+    notes = " | ".join(drive.notes)
+    assert "Single cylinder seek time = 0.2 ms is not the 1 ms that tiny.seek gives" in notes
+    assert "Full strobe seek time = 2.3 ms is not the 8 ms" in notes
+    # values that agree with the curve add no note
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    assert not any("is not the" in n for n in import_disksim_drive(_tiny(clean)).notes)

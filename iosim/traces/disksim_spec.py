@@ -20,7 +20,8 @@ Blocks per track, outermost / innermost zone            device.media_rate_od/id_
 (no zone list: Block count / cylinders / surfaces)      one zone of the mean track
 Seek type = extracted + Full seek curve (.seek)         device.seek_curve (ms -> s)
 Number of cylinders (dm_disk)                           device.seek_curve_cylinders
-Single cylinder / Full strobe seek time                 device.track_to_track_s / full_stroke_s
+Single cylinder / Full strobe seek time (extracted:     device.track_to_track_s / full_stroke_s
+the curve's first and last points, as DiskSim seeks)
 (the seek curve's mean over random address pairs)       device.avg_seek_s (theory bounds only)
 Seek type = linear | curve + Average seek time          the two-piece fitted curve
 Seek type = hpl | hplplus10 (HPL seek equation values)  device.seek_curve, the equation tabulated
@@ -536,8 +537,16 @@ def _seek(mech: Block, ncyl: int, id_od: float, notes: list[str]) -> dict:
     out: dict = {}
     if kind == "extracted":
         curve, spath = _read_seek_file(mech)
-        t2t = curve[0][1] if t2t < 0 else t2t / 1e3
-        full = curve[-1][1] if full < 0 else full / 1e3
+        # DiskSim's extracted seek (dm_mech_g1_seek_extracted) reads only the curve; the
+        # model's single-cylinder and full-strobe times serve the other seek types, and some
+        # valid/ models (the HP C3323A's 0.2 / 2.3 ms) leave placeholders there
+        for name, given, ends in (("Single cylinder seek time", t2t, curve[0]),
+                                  ("Full strobe seek time", full, curve[-1])):
+            if given >= 0 and not math.isclose(given / 1e3, ends[1], rel_tol=0.05, abs_tol=1e-5):
+                notes.append(f"{name} = {given:g} ms is not the {ends[1] * 1e3:g} ms that "
+                             f"{spath.name} gives at {ends[0]} cylinders: iosim, like DiskSim's "
+                             "extracted seek, takes the curve")
+        t2t, full = curve[0][1], curve[-1][1]
         avg = round(_table_mean_s(curve, ncyl, id_od), 6)
         out.update(seek_curve=[list(p) for p in curve], seek_curve_cylinders=ncyl)
         notes.append(f"seek: the measured curve of {spath.name} ({len(curve)} points, linear "
