@@ -74,7 +74,7 @@ from ..devices.cloud import (
     io_units,
 )
 from ..devices.generic import GenericDevice, generic_service_s
-from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID, HddDevice
+from ..devices.hdd import RA_SIZE, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import (
     SLOW_ALL,
@@ -93,6 +93,7 @@ from ..rng import Streams
 from ..spec import SpecError, UnstableError
 from ..stack import Stack
 from ..workload import Workload
+from . import fast_array_steps as fas
 from . import (
     fast_cache,  # noqa: F401  (first: the cache locator)
     fast_core,
@@ -100,15 +101,13 @@ from . import (
     path_choice,
     progress,
 )
+from . import fast_cloud_steps as fcs
 from . import fast_hdd as fh
+from . import fast_hdd_steps as fhs
 from . import fast_multipath as fmp
 from . import fast_raid as fr
+from . import fast_raid_steps as frs
 from .fast_codes import (
-    AC_BACKEND,
-    AC_CACHED,
-    AC_DESTAGES,
-    AC_HITS,
-    AC_MISSES,
     ARRAY_COUNTERS,
     BEYOND,
     C_FC,
@@ -171,16 +170,7 @@ from .fast_codes import (
     H_LAT,
     H_READ,
     H_WRITE,
-    K_A_BACKEND,
-    K_A_BDONE,
-    K_A_CACHED,
     K_A_CORE,
-    K_A_DSLOT,
-    K_A_DSTART,
-    K_A_FRONT,
-    K_A_MIRROR,
-    K_A_PACED,
-    K_A_PGRANT,
     K_ACQ,
     K_ACQUIRE,
     K_ARR_NEXT,
@@ -204,22 +194,9 @@ from .fast_codes import (
     K_DISPATCH,
     K_FAILOVER,
     K_FINISH,
-    K_HDD_CMD,
-    K_HDD_END,
-    K_HDD_HIT,
-    K_HDD_HITOVH,
-    K_HDD_HITX,
     K_HDD_LOOP,
-    K_HDD_MDONE,
-    K_HDD_MEDIA,
-    K_HDD_OVH,
-    K_HDD_RAWAIT,
-    K_HDD_SERVED,
     K_HDD_TAG,
     K_HDD_WAKE,
-    K_HDD_WGRANT,
-    K_HDD_WOVH,
-    K_HDD_WX,
     K_IO_DONE,
     K_ISSUE,
     K_JOB_CPU,
@@ -235,38 +212,16 @@ from .fast_codes import (
     K_LU_LAT,
     K_LU_LATSTEP,
     K_LU_XFER,
-    K_M_DONE,
     K_M_GRANT,
     K_M_PEND,
-    K_M_START,
-    K_M_TOKENS,
     K_PATH_FAILED,
     K_PE_FAIL,
     K_PE_RESTORE,
     K_PE_START,
-    K_R_ALL,
-    K_R_BPACE,
     K_R_BSTART,
-    K_R_BSTEP,
-    K_R_BWAIT,
-    K_R_CACHED,
     K_R_CMD,
-    K_R_DGRANT,
-    K_R_DOOMED,
-    K_R_DSTART,
-    K_R_EXEC,
-    K_R_FAIL,
-    K_R_FAILEV,
     K_R_FSTART,
-    K_R_OR,
     K_R_OVH,
-    K_R_PHASE,
-    K_R_REPORT,
-    K_R_REPORTED,
-    K_R_SPAWN,
-    K_R_TIMER,
-    K_R_TSTART,
-    K_R_XEND,
     K_RELEASE,
     K_SSD_AFTERCH,
     K_SSD_ALL,
@@ -297,10 +252,6 @@ from .fast_codes import (
     L_BUSY,
     L_DEVICE,
     L_HOST,
-    MD_ALL,
-    MD_OR,
-    MD_ORDONE,
-    MD_REST,
     N_BATCH_K,
     N_BLOCK,
     N_DEVICE,
@@ -356,47 +307,30 @@ from .fast_codes import (
     P_TRACE,
     P_UNITS,
     P_WARMUP,
-    PH_AFTER,
     PH_DEGRADED,
-    PH_REBUILDING,
     R_CAP,
     R_NOWAIT,
     R_QBASE,
     R_QCAP,
     RC_CACHED,
     RC_DESTAGES,
-    RC_EPOCH,
     RC_FAILED_NOW,
-    RC_FAILTRIG,
     RC_LOST,
     RC_MR_FG,
     RC_MREADS,
     RC_MW_FG,
     RC_MWRITES,
     RC_PDR,
-    RC_PEND0,
-    RC_PENDING,
     RC_PHASE,
     RC_PREQ,
-    RC_RB_TURN,
-    RC_RB_WAITING,
-    RC_REGSEQ,
     RC_REQUESTS,
     RC_RESERVED,
-    RC_SPARE,
-    RC_TURN,
     RCF_FAILED_AT,
-    RCF_HEAD0,
     RCF_PLAT,
     RCF_RB_ENDED,
-    RCF_RB_POS,
     RCF_RB_STARTED,
-    RCF_RB_T0,
     RCF_REBUILT,
-    RCF_REBUILT_TO,
     RCF_TARGET,
-    RO_DESTAGE,
-    RO_REBUILD,
     RP_A_CACHE,
     RP_A_DLIMIT,
     RP_A_EXTENT,
@@ -434,11 +368,6 @@ from .fast_codes import (
     SSD_BUFFERED,
     SSD_READ,
     SSD_WRITE,
-    ST_MISSING,
-    ST_RB_READS,
-    ST_RB_WRITE,
-    ST_READS,
-    ST_WRITES,
     STALLED,
     T_BUFFERED,
     T_CACHE_READS,
@@ -457,6 +386,9 @@ from .fast_codes import (
     TR_VALIDATE,
 )
 from .fast_core import (
+    Events,
+    Owners,
+    Spaces,
     bucket_of,
     free_owners,
     heap_pop,
@@ -473,7 +405,7 @@ from .fast_core import space_give as fc_space_give
 from .fast_core import space_take as fc_space_take
 from .fast_core import unmanaged as _um
 from .fast_multipath import mp_acquire, mp_dispatch
-from .fast_stats import batch_add, hist_add, level_change
+from .fast_stats import Levels, batch_add, hist_add, level_change
 from .jit import AT_SET_UP, announce_compile, compiled_with
 from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
@@ -650,7 +582,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     svc2_code = ip[P_SVC2_CODE]  # cloud: the writes' latency distribution
     svc2_a = fp[F_SVC2_A]
     svc2_b = fp[F_SVC2_B]
-    io_unit = fp[F_IO_UNIT]
     nbk = buckets.shape[0]  # cloud token buckets: rate, capacity, cost code, tokens, t_last
     throttle_s = 0.0
     n_ovh_samples = ovh_samples.shape[0]
@@ -726,6 +657,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rng_arr = unmanaged_generator(rng_arr)
     hp, hxp, hfp = _um(hp, keep), _um(hxp, keep), _um(hfp, keep)  # (the HDD's, per pick)
     buckets = _um(buckets, keep)  # (the cloud volume's, or each RAID member volume's)
+    fp, rp, rc, rcf = _um(fp, keep), _um(rp, keep), _um(rc, keep), _um(rcf, keep)
     svc_samples, svc2_samples = _um(svc_samples, keep), _um(svc2_samples, keep)
     # the page times as ssd_array_s takes them (dist_args's form; programs are never empirical)
     s_read = (svc_code, svc_a, svc_b, svc_samples)
@@ -922,9 +854,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     m_nbk = int(rp[RP_MNBK]) if raid_cloud else 0
     ndisks = r_groups * r_stride if raid_hdd else 1  # (and a spare each)
     h_wc = int(hp[fh.H_WC]) if hdd or raid_hdd else 0
-    h_ovh = hp[fh.H_OVH]
-    h_iface = hp[fh.H_IFACE]
-    h_iface_finite = (hdd or raid_hdd) and math.isfinite(h_iface)
     h_tags = int(rp[RP_MUNITS]) if raid_hdd else max(1, atcap)  # commands a disk holds
     hq = _um(np.zeros((ndisks, h_tags, fh.NO)), keep)
     hq_done = _um(np.zeros((ndisks, h_tags), np.int64), keep)
@@ -932,10 +861,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     hdp_done = _um(np.zeros((ndisks, max(1, h_wc)), np.int64), keep)
     h_op = _um(np.zeros((ndisks, fh.NO)), keep)
     h_wait = _um(np.zeros((ndisks, h_tags), np.int64), keep)
-    (HI_QN, HI_DN, HI_FREE, HI_PARKED, HI_WH, HI_WN, HI_CUR) = range(7)
-    hd_i = _um(np.zeros((ndisks, 7), np.int64), keep)
-    hd_i[:, HI_FREE] = h_wc
-    hd_i[:, HI_PARKED] = 1  # the actuator's first step (its process start) parks it
+    hd_i = _um(np.zeros((ndisks, fhs.NHI), np.int64), keep)
+    hd_i[:, fhs.HI_FREE] = h_wc
+    hd_i[:, fhs.HI_PARKED] = 1  # the actuator's first step (its process start) parks it
     h_head = _um(np.zeros((ndisks, 2)), keep)  # cylinder, surface
     h_ra = _um(np.zeros((ndisks, fh.NRA)), keep)
     h_ra[:, RA_SIZE] = hp[fh.H_RA]
@@ -1002,17 +930,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rr_read = _um(np.zeros(rrcap, np.bool_), keep)
     rr_t0 = _um(np.zeros(rrcap), keep)
     rr_grp = _um(np.zeros(rrcap, np.int64), keep)
-    # the array: its destage processes (address, size), its parameters
+    # the array: its destage processes (address, size)
     ao_off = _um(np.zeros(aocap), keep)
     ao_size = _um(np.zeros(aocap), keep)
     ao_free = _um(np.arange(aocap - 1, -1, -1).astype(np.int64), keep)
     aonf = _um(np.array([aocap]), keep)
-    a_hit = rp[RP_A_HIT]
-    a_cache = rp[RP_A_CACHE]
-    a_mirror = rp[RP_A_MIRROR]
-    a_rate = rp[RP_A_RATE]
-    a_paced = math.isfinite(a_rate)
-    a_extent = rp[RP_A_EXTENT]
     h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
@@ -1174,16 +1096,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
 
     def hdd_kick(dv):
         """HddModel._kick: succeed the parked actuator's wake event (disk ``dv``)."""
-        if hd_i[dv, HI_PARKED] != 0:
-            hd_i[dv, HI_PARKED] = 0
+        if hd_i[dv, fhs.HI_PARKED] != 0:
+            hd_i[dv, fhs.HI_PARKED] = 0
             fpush((dv << KB) | K_HDD_WAKE)
-
-    def raid_flush(g):
-        """Coalescer._flush (RAID ``g``): the pending reports succeed in order; a new epoch."""
-        for i in range(rc[g, RC_PENDING]):
-            fpush(co_pend[g, i])
-        rc[g, RC_PENDING] = 0
-        rc[g, RC_EPOCH] += 1
 
     def unit_busy(dv, t, delta):
         """Recorder.unit_busy from disk or member ``dv`` (a failed member's: not recorded)."""
@@ -1198,229 +1113,29 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         else:
             level(L_BUSY, t, delta)
 
-    def new_op(att, off, size, is_read, g):
-        """A RAID op (a request's or a destage's _execute, or the rebuild) of RAID ``g``; -1
-        when full."""
-        if ronf[0] == 0:
-            ctl[C_OVF] = 1
-            return -1
-        ronf[0] -= 1
-        o = ro_free[ronf[0]]
-        ro_att[o] = att
-        ro_off[o] = off
-        ro_size[o] = size
-        ro_read[o] = is_read
-        ro_mode[o] = MD_ALL
-        ro_grp[o] = g
-        return o
-
-    def failed_for(o):
-        """RaidModel._failed_for: the failed member as op ``o`` sees it (none once its rows
-        are rebuilt)."""
-        g = ro_grp[o]
-        f = rc[g, RC_FAILED_NOW]
-        if f < 0 or rcf[g, RCF_REBUILT_TO] <= 0:
-            return f
-        end = fr.row_end(r_level, r_n, r_su, ro_off[o], ro_size[o])
-        return -1 if end <= rcf[g, RCF_REBUILT_TO] else f
-
-    def member_io(o, which, cnt, is_read):
-        """RaidModel._member_io: count the op's ``cnt`` member I/Os (its reads plan ro_r or its
-        writes plan ro_w) and start one member process each, in order. False when there are
-        none (nothing to wait for)."""
-        g = ro_grp[o]
-        rc[g, RC_MREADS if is_read else RC_MWRITES] += cnt
-        ro_lost[o] = 0
-        ro_cnt[o] = cnt
-        if cnt == 0:
-            return False
-        if rnf[0] < cnt:
-            ctl[C_OVF] = 1
-            return False
-        base = o * prows
-        waiting = r_live and rc[g, RC_FAILTRIG] == 0  # the failed event still to come
-        nd = 0
-        for i in range(cnt):
-            if which == 0:
-                m, off, nb, tag = ro_r[base + i, 0], ro_r[base + i, 1], ro_r[base + i, 2], \
-                    ro_r[base + i, 3]
-            else:
-                m, off, nb, tag = ro_w[base + i, 0], ro_w[base + i, 1], ro_w[base + i, 2], \
-                    ro_w[base + i, 3]
-            mm = int(m)
-            rc[g, RC_PEND0 + mm] += 1  # (read balancing: pending at the member)
-            if r_faults:  # by cause: foreground, degraded, rebuild
-                cause = 2 if ro_att[o] == RO_REBUILD else (1 if tag != 0.0 else 0)
-                rc[g, (RC_MR_FG if is_read else RC_MW_FG) + cause] += 1
-                if is_read and cause == 1:
-                    rc[g, RC_PDR + rc[g, RC_PHASE]] += 1
-            rnf[0] -= 1
-            mio = mi_free[rnf[0]]
-            mi_dev[mio] = g * r_stride + (r_n if mm == r_failed and rc[g, RC_SPARE] != 0
-                                          else mm)
-            mi_off[mio] = off
-            mi_size[mio] = nb
-            mi_read[mio] = is_read
-            mi_ro[mio] = o
-            mi_dy[mio] = waiting and mm == r_failed
-            if mi_dy[mio]:
-                nd += 1
-            upush((mio << KB) | K_M_START)
-        ro_left[o] = cnt - nd
-        ro_dleft[o] = nd
-        ro_ndying[o] = nd
-        ro_doomed[o] = False
-        if nd > 0:  # `doomed | failed`, registered on the failed event in this order
-            ro_mode[o] = MD_OR
-            ro_reg[o] = rc[g, RC_REGSEQ]
-            rc[g, RC_REGSEQ] += 1
-        else:
-            ro_mode[o] = MD_ALL
-        return True
-
-    def raid_or_resumed(o):
-        """The op's `doomed | failed` processed: the I/Os lost with the member (unless they all
-        ended), then AllOf(the rest). The next step, or -1 to wait."""
-        g = ro_grp[o]
-        lost = 0 if ro_doomed[o] else ro_ndying[o]
-        ro_lost[o] = lost
-        if lost > 0:
-            rc[g, RC_LOST] += lost
-            for i in range(micap):  # its processes at the failed member go on, abandoned
-                if mi_ro[i] == o and mi_dy[i]:
-                    mi_ro[i] = -1
-        if ro_cnt[o] == ro_ndying[o]:
-            return K_R_PHASE
-        ro_mode[o] = MD_REST
-        if ro_left[o] == 0:  # all ended already: the AllOf succeeds at once
-            fpush((o << KB) | K_R_ALL)
-        return -1
-
-    def raid_fail_waiters(g):
-        """The failed event's callbacks (RAID ``g``): every op's `doomed | failed`, in
-        registration order."""
-        m = 0
-        for o in range(rocap):
-            if ro_mode[o] == MD_OR and ro_grp[o] == g:
-                m += 1
-        waiting = np.empty(m, np.int64)
-        m = 0
-        for o in range(rocap):
-            if ro_mode[o] == MD_OR and ro_grp[o] == g:
-                waiting[m] = o
-                m += 1
-        for i in range(1, m):
-            j = i
-            while j > 0 and ro_reg[waiting[j - 1]] > ro_reg[waiting[j]]:
-                waiting[j - 1], waiting[j] = waiting[j], waiting[j - 1]
-                j -= 1
-        for i in range(m):
-            ro_mode[waiting[i]] = MD_ORDONE
-            fpush((waiting[i] << KB) | K_R_OR)
-
-    def raid_phase_over(o, t):
-        """_execute_faulty (or _rebuild) past a phase of member I/Os: the next phase
-        (K_R_SPAWN), else the step the op goes on with (K_R_XEND; the rebuild's K_R_BSTEP, or
-        K_R_BPACE after pace_s[0])."""
-        g = ro_grp[o]
-        st = ro_step[o]
-        base = o * prows
-        if st == ST_READS and ro_lost[o] > 0:  # reads died with the member: re-map in
-            # degraded mode and read what is missing (less the reads the op already has)
-            ro_resv[o] = True
-            nr, nw = fr.plan(r_level, r_n, r_su, ro_off[o], ro_size[o], ro_read[o],
-                             failed_for(o), rc[g, RC_TURN], r_policy,
-                             rc[g, RC_PEND0:RC_PEND0 + r_n], rcf[g, RCF_HEAD0:RCF_HEAD0 + r_n],
-                             prd, pwr)
-            used = np.zeros(max(1, ro_nr[o]), np.bool_)
-            nmiss = 0
-            for i in range(nr):
-                have = False
-                for j in range(ro_nr[o]):
-                    if (not used[j] and int(ro_r[base + j, 0]) != r_failed
-                            and ro_r[base + j, 0] == prd[i, 0] and ro_r[base + j, 1] == prd[i, 1]
-                            and ro_r[base + j, 2] == prd[i, 2]):
-                        used[j] = True
-                        have = True
-                        break
-                if not have:
-                    for c in range(3):
-                        pms[nmiss, c] = prd[i, c]
-                    pms[nmiss, 3] = 1.0  # degraded
-                    nmiss += 1
-            for i in range(nmiss):
-                for c in range(fr.NIO):
-                    ro_r[base + i, c] = pms[i, c]
-            for i in range(nw):
-                for c in range(fr.NIO):
-                    ro_w[base + i, c] = pwr[i, c]
-            ro_nw[o] = nw
-            ro_step[o] = ST_MISSING
-            ro_sw[o] = 0
-            ro_scnt[o] = nmiss
-            return K_R_SPAWN
-        if st == ST_READS or st == ST_MISSING:  # the writes, less any for the failed member
-            nw = ro_nw[o]
-            if r_faults:
-                live = 0
-                for i in range(nw):
-                    w = base + i
-                    if int(ro_w[w, 0]) != rc[g, RC_FAILED_NOW] or (
-                            ro_w[w, 1] + ro_w[w, 2] <= rcf[g, RCF_REBUILT_TO]):
-                        for c in range(fr.NIO):
-                            ro_w[base + live, c] = ro_w[w, c]
-                        live += 1
-                if live < nw:
-                    rc[g, RC_LOST] += nw - live
-                    ro_resv[o] = True
-                nw = live
-            ro_step[o] = ST_WRITES
-            ro_sw[o] = 1
-            ro_scnt[o] = nw
-            return K_R_SPAWN
-        if st == ST_WRITES:
-            if r_faults and (ro_resv[o] or ro_lost[o] > 0):
-                rc[g, RC_RESERVED] += 1
-            return K_R_XEND
-        if st == ST_RB_READS:  # the range onto the spare
-            ro_w[base, 0] = r_failed
-            ro_w[base, 1] = ro_off[o]
-            ro_w[base, 2] = ro_size[o]
-            ro_w[base, 3] = 0.0
-            ro_step[o] = ST_RB_WRITE
-            ro_sw[o] = 1
-            ro_scnt[o] = 1
-            return K_R_SPAWN
-        nb = ro_size[o]  # ST_RB_WRITE: the checkpoint moves on
-        pos = rcf[g, RCF_RB_POS] + nb
-        rcf[g, RCF_RB_POS] = pos
-        rcf[g, RCF_REBUILT_TO] = pos
-        rcf[g, RCF_REBUILT] += nb
-        pace = rcf[g, RCF_RB_T0] + nb / rp[RP_RB_RATE] - t
-        if pace > 0:
-            pace_s[0] = pace
-            return K_R_BPACE
-        return K_R_BSTEP
-
-    def cloud_cost(what, size, is_read):
-        """CloudModel._cost: what a request pays a bucket (devices.cloud.bucket_cost)."""
-        return _bucket_cost(what, size, is_read, _io_units(size, io_unit), fp[F_R_IOPS],
-                            fp[F_W_IOPS], fp[F_R_BW], fp[F_W_BW])
-
-    def cloud_take(first, count, size, is_read, t):
-        """CloudModel.serve's tokens: the request pays each of the ``count`` buckets from row
-        ``first`` (the volume's, or a RAID member volume's) at ``t``; the longest wait."""
-        wait = 0.0
-        for bi in range(first, first + count):
-            cost = cloud_cost(int(buckets[bi, 2]), size, is_read)
-            if cost == 0.0:
-                continue
-            tokens, w = _bucket_take(buckets[bi, 3], buckets[bi, 4], t, buckets[bi, 0],
-                                     buckets[bi, 1], cost)
-            buckets[bi, 3] = tokens
-            buckets[bi, 4] = t
-            wait = max(wait, w)
-        return wait
+    # the state the families' steps take (typed tuples of the arrays above)
+    ev = Events(ht, hs, hc, uq, fq, ctl, res, rq)
+    lvs = Levels(lv, lvl, qdh, dv_busy, dv_dead)
+    owners = Owners(rq_off, at_req, at_size, at_read, mi_dev, mi_off, mi_size, mi_read)
+    spaces = Spaces(sp_free, sp_code, sp_amt, sp_hc)
+    cloud_state = fcs.CloudState(buckets, fp)
+    raid_state = frs.RaidState(
+        rp, rc, rcf, co_pend, rr_off, rr_size, rr_read, rr_t0, rr_grp, prd, pwr, pms, pace_s,
+        r_level, r_n, r_su, r_policy, r_cache, r_ccount, r_ctimeout, r_stride, r_groups,
+        r_failed, r_faults, r_live, r_mem0, r_destage, prows, micap, rocap, atcap, raid_hdd,
+        raid_cloud, raid_ssd, m_nbk, s_ovh)
+    ops = frs.RaidOps(
+        ro_att, ro_off, ro_size, ro_read, ro_step, ro_nr, ro_nw, ro_r, ro_w, ro_resv, ro_sw,
+        ro_scnt, ro_mode, ro_left, ro_dleft, ro_cnt, ro_ndying, ro_doomed, ro_reg, ro_lost,
+        ro_grp, ro_free, ronf)
+    member_ios = frs.MemberIos(mi_ro, mi_dy, mi_free, rnf)
+    member_draw = frs.ServiceDraw(svc_code, svc_a, svc_b, svc_samples, svc2_code, svc2_a, svc2_b,
+                                  svc2_samples, media)
+    array_state = fas.ArrayState(rp, rc, ao_off, ao_size, ao_free, aonf, rr_off, rr_size, rr_read,
+                                 rr_t0, rr_grp, r_groups, atcap, r_afront, r_adestage, r_apace,
+                                 svc2_code, svc2_a, svc2_b, svc2_samples)
+    hdd_state = fhs.HddState(hp, hxp, hfp, hd_i, hq, hq_done, hdp, hdp_done, h_op, h_wait,
+                            h_head, h_ra, h_xfer, h_bad)
 
     # -- run --------------------------------------------------------------------------------
     t_start = 0.0
@@ -1479,517 +1194,21 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         acq_front = False
         while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
             if WITH_DISK and K_HDD_TAG <= k <= K_HDD_LOOP:  # ---- HDD (HddModel), first
-                # the disk (dv: 0, or a RAID member) and a host command's request: an attempt
-                # at the disk, or a RAID member I/O
-                if k == K_HDD_WAKE or k == K_HDD_SERVED or k == K_HDD_LOOP:
-                    dv = x
-                    q_off, q_size, q_read = 0.0, 0.0, False
-                elif raid:
-                    dv = mi_dev[x]
-                    q_off, q_size, q_read = mi_off[x], mi_size[x], mi_read[x]
-                else:
-                    dv = 0
-                    q_off, q_size, q_read = rq_off[at_req[x]], at_size[x], at_read[x]
-                if k == K_HDD_TAG:
-                    if h_ovh > 0:
-                        act, a_delay, a_code = 1, h_ovh, (x << KB) | K_HDD_OVH
-                        k = -1
-                    else:
-                        k = K_HDD_CMD
-                elif k == K_HDD_OVH:
-                    k = K_HDD_CMD
-                elif k == K_HDD_CMD:  # the buffer, the write cache or the media
-                    k = K_HDD_MEDIA
-                    if q_read:
-                        if fh.in_write_cache(hdp[dv], hd_i[dv, HI_DN], q_off, q_size):
-                            k = K_HDD_HIT
-                        else:
-                            wait = fh.ra_wait(h_ra[dv], now, q_off, q_size)
-                            if wait > 0:
-                                act, a_delay, a_code = 1, wait, (x << KB) | K_HDD_RAWAIT
-                                k = -1
-                            elif wait == 0.0:
-                                k = K_HDD_HIT
-                    else:
-                        fh.ra_invalidate(h_ra[dv], q_off, q_size)
-                        if h_wc > 0:
-                            if hd_i[dv, HI_FREE] > 0 and hd_i[dv, HI_WN] == 0:
-                                hd_i[dv, HI_FREE] -= 1
-                                k = K_HDD_WGRANT
-                            else:  # wait for a destage to free an entry
-                                i = hd_i[dv, HI_WH] + hd_i[dv, HI_WN]
-                                if i >= h_wait.shape[1]:
-                                    i -= h_wait.shape[1]
-                                h_wait[dv, i] = (x << KB) | K_HDD_WGRANT
-                                hd_i[dv, HI_WN] += 1
-                                hdd_kick(dv)
-                                k = -1
-                elif k == K_HDD_RAWAIT:  # the stream may have stopped meanwhile
-                    end = q_off + q_size
-                    if h_ra[dv, RA_VALID] != 0.0 and fh.ra_end(h_ra[dv], now) + 1e-3 >= end:
-                        k = K_HDD_HIT
-                    else:
-                        k = K_HDD_MEDIA
-                elif k == K_HDD_HIT:
-                    if hp[fh.H_RHIT] > 0:
-                        act, a_delay, a_code = 1, hp[fh.H_RHIT], (x << KB) | K_HDD_HITOVH
-                        k = -1
-                    else:
-                        k = K_HDD_HITOVH
-                elif k == K_HDD_HITOVH:
-                    if h_iface_finite:
-                        act, a_delay, a_code = 1, q_size / h_iface, (x << KB) | K_HDD_HITX
-                        k = -1
-                    else:
-                        k = K_HDD_HITX
-                elif k == K_HDD_HITX:
-                    tot[T_CACHE_READS] += 1
-                    k = K_HDD_END
-                elif k == K_HDD_WGRANT:
-                    if hp[fh.H_WCO] > 0:
-                        act, a_delay, a_code = 1, hp[fh.H_WCO], (x << KB) | K_HDD_WOVH
-                        k = -1
-                    else:
-                        k = K_HDD_WOVH
-                elif k == K_HDD_WOVH:
-                    if h_iface_finite:
-                        act, a_delay, a_code = 1, q_size / h_iface, (x << KB) | K_HDD_WX
-                        k = -1
-                    else:
-                        k = K_HDD_WX
-                elif k == K_HDD_WX or k == K_HDD_MEDIA:
-                    if q_off + q_size > hp[fh.H_CAP]:
-                        h_bad[0] = q_off
-                        h_bad[1] = q_size
-                        status = BEYOND
-                        break
-                    if k == K_HDD_WX:  # a dirty entry; the write is acknowledged
-                        fh.pool_add(hdp[dv], hdp_done[dv], hd_i[dv, HI_DN], now, q_off, q_size,
-                                    True, -1, hp)
-                        hd_i[dv, HI_DN] += 1
-                        tot[T_CACHE_WRITES] += 1
-                        hdd_kick(dv)
-                        k = K_HDD_END
-                    else:  # for the actuator; the request waits for its done event
-                        fh.pool_add(hq[dv], hq_done[dv], hd_i[dv, HI_QN], now, q_off, q_size,
-                                    not q_read, x, hp)
-                        hd_i[dv, HI_QN] += 1
-                        hdd_kick(dv)
-                        k = -1
-                elif k == K_HDD_MDONE:  # an interface slower than the media finishes after it
-                    k = K_HDD_END
-                    if q_read and h_iface_finite:
-                        lag = q_size / h_iface - h_xfer[x]
-                        if lag > 0:
-                            act, a_delay, a_code = 1, lag, (x << KB) | K_HDD_END
-                            k = -1
-                elif k == K_HDD_END:
-                    if raid:  # a member's serve process ends (RaidModel's AllOf counts it)
-                        release(r_mem0 + dv)
-                        fpush((x << KB) | K_M_PEND)
-                        k = -1
-                    else:
-                        release(r_units)
-                        k = K_DEV_FINISHED
-                elif k == K_HDD_WAKE:
-                    k = K_HDD_LOOP
-                elif k == K_HDD_SERVED:  # ---- the actuator: a media operation done
-                    unit_busy(dv, now, -1)
-                    op = h_op[dv]
-                    h_head[dv, 0] = op[fh.O_CYL]
-                    h_head[dv, 1] = op[fh.O_SURF]
-                    a = hd_i[dv, HI_CUR]
-                    if a >= 0:  # a host command: its done event, with the transfer time
-                        if op[fh.O_WRITE] != 0.0:
-                            tot[T_MEDIA_WRITES] += 1
-                        else:
-                            tot[T_MEDIA_READS] += 1
-                            if op[fh.O_XFER] > 0:  # stream on at the sequential rate
-                                rate = op[fh.O_SIZE] / op[fh.O_XFER] * hp[fh.H_EFF]
-                                fh.ra_start(h_ra[dv], now, op[fh.O_OFF], op[fh.O_SIZE], rate)
-                        h_xfer[a] = op[fh.O_XFER]
-                        fpush((a << KB) | K_HDD_MDONE)
-                    else:  # a destage: its entry goes to the first waiter, or is free
-                        tot[T_MEDIA_WRITES] += 1
-                        if hd_i[dv, HI_WN] > 0:
-                            fpush(h_wait[dv, hd_i[dv, HI_WH]])
-                            h = hd_i[dv, HI_WH] + 1
-                            if h >= h_wait.shape[1]:
-                                h = 0
-                            hd_i[dv, HI_WH] = h
-                            hd_i[dv, HI_WN] -= 1
-                        else:
-                            hd_i[dv, HI_FREE] += 1
-                    k = K_HDD_LOOP
-                else:  # K_HDD_LOOP: the actuator picks the next media operation
-                    k = -1
-                    qn = hd_i[dv, HI_QN]
-                    dn = hd_i[dv, HI_DN]
-                    source = fh.next_source(qn, dn, hd_i[dv, HI_FREE], hd_i[dv, HI_WN])
-                    if source == HDD_IDLE:
-                        hd_i[dv, HI_PARKED] = 1
-                    else:
-                        reached = fh.ra_stop(h_ra[dv], now)
-                        if not np.isnan(reached):  # the head is where the stream got to
-                            cyl, surf, _ang = fh.hdd_locate(min(reached, hp[fh.H_CAP] - 1), hp)
-                            h_head[dv, 0] = cyl
-                            h_head[dv, 1] = surf
-                        op = h_op[dv]
-                        if source == HDD_HOST:
-                            i, pos = fh.pool_pick(hq[dv], qn, hp[fh.H_SPTF] != 0.0, now,
-                                                  h_head[dv, 0], h_head[dv, 1], hp, hxp, hfp)
-                            hd_i[dv, HI_CUR] = fh.pool_pop(hq[dv], hq_done[dv], qn, i, op)
-                            hd_i[dv, HI_QN] = qn - 1
-                        else:
-                            i, pos = fh.pool_pick(hdp[dv], dn, hp[fh.H_DSPTF] != 0.0, now,
-                                                  h_head[dv, 0], h_head[dv, 1], hp, hxp, hfp)
-                            hd_i[dv, HI_CUR] = fh.pool_pop(hdp[dv], hdp_done[dv], dn, i, op)
-                            hd_i[dv, HI_DN] = dn - 1
-                        unit_busy(dv, now, 1)
-                        act, a_code = 1, (dv << KB) | K_HDD_SERVED
-                        if np.isnan(pos) and raid:  # (a member disk: its own stream)
-                            a_delay = fh.service_s(op, now, h_head[dv, 0], h_head[dv, 1], hp,
-                                                   hxp, hfp, mrngs[dv])
-                        elif np.isnan(pos):
-                            a_delay = fh.service_s(op, now, h_head[dv, 0], h_head[dv, 1], hp,
-                                                   hxp, hfp, rng_dev)
-                        else:  # SPTF (exact rotation) computed the positioning already
-                            a_delay = pos + op[fh.O_XFER]
-                        if (source == HDD_HOST and hp[fh.H_RFB] != 0.0
-                                and op[fh.O_WRITE] == 0.0):  # (read_free_blocks)
-                            fh.ra_note_before(h_ra[dv], fh.free_bytes_before(
-                                op, a_delay, h_head[dv, 0], h_head[dv, 1], hp, hxp, hfp))
-                        if (source == HDD_HOST and hp[fh.H_RTE] != 0.0
-                                and op[fh.O_WRITE] == 0.0):  # (read_ahead_track_end)
-                            fh.ra_note_limit(h_ra[dv], fh.track_end_limit(op, hp))
-            elif WITH_DISK and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
-                if k == K_A_CORE:  # a front-end core: its time, on the array's stream
-                    level(L_BUSY, now, 1)
-                    if svc2_code == EMPIRICAL:
-                        fe = svc2_samples[rng_dev.integers(0, n_svc2_samples)]
-                    else:
-                        fe = _sample_code(svc2_code, svc2_a, svc2_b, rng_dev)
-                    act, a_delay, a_code = 1, fe, (x << KB) | K_A_FRONT
-                    k = -1
-                elif k == K_A_FRONT:  # a read hit is done; a miss or a write goes on
-                    level(L_BUSY, now, -1)
-                    release(r_afront)
-                    k = K_DEV_FINISHED
-                    if at_read[x]:
-                        if _array_read_hit(rng_dev.random(), a_hit):
-                            rc[r_groups, AC_HITS] += 1
-                        else:
-                            rc[r_groups, AC_MISSES] += 1
-                            k = K_A_BACKEND
-                    elif 0 < at_size[x] <= a_cache:
-                        if space_take(SP_RAID + r_groups, at_size[x], (x << KB) | K_A_CACHED):
-                            k = K_A_CACHED
-                        else:
-                            k = -1
-                    else:
-                        rc[r_groups, AC_BACKEND] += 1
-                        k = K_A_BACKEND
-                elif k == K_A_CACHED:
-                    if a_mirror > 0:
-                        act, a_delay, a_code = 1, a_mirror, (x << KB) | K_A_MIRROR
-                        k = -1
-                    else:
-                        k = K_A_MIRROR
-                elif k == K_A_MIRROR:  # acknowledged; a destage process takes the data down
-                    rc[r_groups, AC_CACHED] += 1
-                    if aonf[0] == 0:
-                        ctl[C_OVF] = 1
-                        break
-                    aonf[0] -= 1
-                    ao = ao_free[aonf[0]]
-                    ao_off[ao] = rq_off[at_req[x]]
-                    ao_size[ao] = at_size[x]
-                    upush((ao << KB) | K_A_DSTART)
-                    k = K_DEV_FINISHED
-                elif k == K_A_DSTART:
-                    act, a_res, a_code = 2, r_adestage, (x << KB) | K_A_DSLOT
-                    k = -1
-                elif k == K_A_DSLOT:
-                    if a_paced:
-                        act, a_res, a_code = 2, r_apace, (x << KB) | K_A_PGRANT
-                        k = -1
-                    else:
-                        x = atcap + x
-                        k = K_A_BACKEND
-                elif k == K_A_PGRANT:
-                    act, a_delay, a_code = 1, ao_size[x] / a_rate, (x << KB) | K_A_PACED
-                    k = -1
-                elif k == K_A_PACED:
-                    release(r_apace)
-                    x = atcap + x
-                    k = K_A_BACKEND
-                elif k == K_A_BACKEND:  # _backend: the group's RaidModel.serve, inline
-                    if x < atcap:
-                        off, size, is_read = rq_off[at_req[x]], at_size[x], at_read[x]
-                    else:
-                        off, size, is_read = ao_off[x - atcap], ao_size[x - atcap], False
-                    g, goff = _array_group_of(off, r_groups, a_extent)
-                    rr_off[x] = goff
-                    rr_size[x] = size
-                    rr_read[x] = is_read
-                    rr_t0[x] = now
-                    rr_grp[x] = g
-                    rc[g, RC_REQUESTS] += 1
-                    if r_ovh > 0:
-                        act, a_delay, a_code = 1, r_ovh, (x << KB) | K_R_OVH
-                        k = -1
-                    else:
-                        k = K_R_CMD
-                else:  # K_A_BDONE: a destage is down: its slot, then its room in the cache
-                    release(r_adestage)
-                    rc[r_groups, AC_DESTAGES] += 1
-                    space_give(SP_RAID + r_groups, ao_size[x])
-                    ao_free[aonf[0]] = x
-                    aonf[0] += 1
-                    k = -1
-            elif WITH_DISK and k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, members
-                # the RAID set (g: 0, or an array's group) of the step's member I/O, request,
-                # op, coalescing timer (x: epoch * groups + g) or failure process (x: g)
-                if (k >= K_M_START and k <= K_M_PEND) or k == K_M_TOKENS:
-                    g = mi_dev[x] // r_stride
-                elif k <= K_R_CACHED or k == K_R_REPORT or k == K_R_REPORTED:
-                    g = rr_grp[x]
-                elif k == K_R_TSTART or k == K_R_TIMER:
-                    g = x % r_groups
-                elif k >= K_R_FSTART and k <= K_R_BWAIT:
-                    g = x
-                else:
-                    g = ro_grp[x]
-                if k == K_M_PEND:  # a member process's end processed: its op's AllOf counts it
-                    mm = mi_dev[x] - g * r_stride  # read balancing: one fewer pending, the head
-                    if not (mm == r_failed and rc[g, RC_SPARE] != 0):  # (not a replaced disk)
-                        mm = r_failed if mm == r_n else mm
-                        rc[g, RC_PEND0 + mm] -= 1
-                        rcf[g, RCF_HEAD0 + mm] = mi_off[x] + mi_size[x]
-                    o = mi_ro[x]
-                    dying = mi_dy[x]
-                    mi_ro[x] = -1
-                    mi_free[rnf[0]] = x
-                    rnf[0] += 1
-                    k = -1
-                    if o < 0:  # abandoned by its op when the member failed under it
-                        pass
-                    elif dying:  # at the member failing: the `doomed` AllOf
-                        ro_dleft[o] -= 1
-                        if ro_dleft[o] == 0:
-                            ro_doomed[o] = True
-                            if ro_mode[o] == MD_OR:
-                                fpush((o << KB) | K_R_DOOMED)
-                    else:
-                        ro_left[o] -= 1
-                        if ro_left[o] == 0 and (ro_mode[o] == MD_ALL or ro_mode[o] == MD_REST):
-                            fpush((o << KB) | K_R_ALL)
-                elif WITH_FLASH and raid_ssd and k == K_M_START:  # SsdModel.serve, as a process
-                    if s_ovh > 0:  # (the controller overhead holds nothing)
-                        act, a_delay, a_code = 1, s_ovh, (x << KB) | K_SSD_OVH
-                        k = -1
-                    else:
-                        k = K_SSD_FORK
-                elif k == K_M_START:  # a member's serve process: its unit, or a disk's tag
-                    wait = 0.0
-                    if raid_cloud:  # CloudModel.serve: the member's tokens in arrival order
-                        wait = cloud_take(mi_dev[x] * m_nbk, m_nbk, mi_size[x], mi_read[x], now)
-                    if wait > 0:
-                        act, a_delay, a_code = 1, wait, (x << KB) | K_M_TOKENS
-                    else:
-                        act, a_res = 2, r_mem0 + mi_dev[x]
-                        a_code = (x << KB) | (K_HDD_TAG if raid_hdd else K_M_GRANT)
-                    k = -1
-                elif k == K_M_TOKENS:  # (a cloud member) its unit, once the tokens are there
-                    act, a_res, a_code = 2, r_mem0 + mi_dev[x], (x << KB) | K_M_GRANT
-                    k = -1
-                elif k == K_M_GRANT:  # Generic/CloudModel.serve, on the member's own stream
-                    unit_busy(mi_dev[x], now, 1)
-                    mg = mrngs[mi_dev[x]]
-                    if raid_cloud and not mi_read[x]:  # a cloud member's writes' latency
-                        if svc2_code == EMPIRICAL:
-                            base = svc2_samples[mg.integers(0, n_svc2_samples)]
-                        else:
-                            base = _sample_code(svc2_code, svc2_a, svc2_b, mg)
-                    elif svc_code == EMPIRICAL:
-                        base = svc_samples[mg.integers(0, n_svc_samples)]
-                    else:
-                        base = _sample_code(svc_code, svc_a, svc_b, mg)
-                    act, a_code = 1, (x << KB) | K_M_DONE
-                    a_delay = _service_s(base, mi_size[x], media)
-                    k = -1
-                elif k == K_M_DONE:
-                    unit_busy(mi_dev[x], now, -1)
-                    release(r_mem0 + mi_dev[x])
-                    fpush((x << KB) | K_M_PEND)
-                    k = -1
-                elif k == K_R_OVH:
-                    k = K_R_CMD
-                elif k == K_R_CMD:  # a write the cache holds, or the members now
-                    if not rr_read[x] and 0 < rr_size[x] <= r_cache:
-                        if space_take(SP_RAID + g, rr_size[x], (x << KB) | K_R_CACHED):
-                            k = K_R_CACHED
-                        else:
-                            k = -1
-                    else:
-                        o = new_op(x, rr_off[x], rr_size[x], rr_read[x], g)
-                        if o < 0:
-                            break
-                        x = o
-                        k = K_R_EXEC
-                elif k == K_R_CACHED:  # acknowledged; a destage process takes the data down
-                    rc[g, RC_CACHED] += 1
-                    o = new_op(RO_DESTAGE, rr_off[x], rr_size[x], False, g)
-                    if o < 0:
-                        break
-                    upush((o << KB) | K_R_DSTART)
-                    k = K_R_REPORT
-                elif k == K_R_DSTART:
-                    act, a_res, a_code = 2, r_destage + g, (x << KB) | K_R_DGRANT
-                    k = -1
-                elif k == K_R_DGRANT:
-                    k = K_R_EXEC
-                elif k == K_R_EXEC:  # _execute: the plan (raid_plan, as the reference), reads
-                    rc[g, RC_TURN] += 1
-                    nr, nw = fr.plan(r_level, r_n, r_su, ro_off[x], ro_size[x], ro_read[x],
-                                     failed_for(x), rc[g, RC_TURN], r_policy,
-                                     rc[g, RC_PEND0:RC_PEND0 + r_n],
-                                     rcf[g, RCF_HEAD0:RCF_HEAD0 + r_n], prd, pwr)
-                    for i in range(nr):
-                        for c in range(fr.NIO):
-                            ro_r[x * prows + i, c] = prd[i, c]
-                    for i in range(nw):
-                        for c in range(fr.NIO):
-                            ro_w[x * prows + i, c] = pwr[i, c]
-                    ro_nr[x] = nr
-                    ro_nw[x] = nw
-                    ro_resv[x] = False
-                    ro_step[x] = ST_READS
-                    ro_sw[x] = 0
-                    ro_scnt[x] = nr
-                    k = K_R_SPAWN
-                elif k == K_R_SPAWN:  # the phase's member processes (none: it is over)
-                    k = -1 if member_io(x, ro_sw[x], ro_scnt[x], ro_sw[x] == 0) else K_R_PHASE
-                elif k == K_R_ALL:
-                    k = K_R_PHASE
-                elif k == K_R_PHASE:  # a phase of the op is over (ro_lost: I/Os it lost)
-                    k = raid_phase_over(x, now)
-                    if k == K_R_BPACE:  # the rebuild paces itself
-                        act, a_delay, a_code = 1, pace_s[0], (x << KB) | K_R_BPACE
-                        k = -1
-                elif k == K_R_XEND:
-                    a = ro_att[x]
-                    ro_free[ronf[0]] = x
-                    ronf[0] += 1
-                    if a >= 0:  # the request reports its completion
-                        x = a
-                        k = K_R_REPORT
-                    else:  # a destage: its slot, then its room in the cache
-                        release(r_destage + g)
-                        rc[g, RC_DESTAGES] += 1
-                        space_give(SP_RAID + g, ro_size[x])
-                        k = -1
-                elif k == K_R_REPORT:  # Coalescer.report
-                    k = -1
-                    if r_ccount <= 1:
-                        fpush((x << KB) | K_R_REPORTED)
-                    else:
-                        npend = rc[g, RC_PENDING]
-                        if npend >= co_pend.shape[1]:
-                            ctl[C_OVF] = 1
-                            break
-                        co_pend[g, npend] = (x << KB) | K_R_REPORTED
-                        rc[g, RC_PENDING] = npend + 1
-                        if npend + 1 >= r_ccount:
-                            raid_flush(g)
-                        elif npend == 0:  # the first pending one starts a timer
-                            upush(((rc[g, RC_EPOCH] * r_groups + g) << KB) | K_R_TSTART)
-                elif k == K_R_TSTART:
-                    act, a_delay, a_code = 1, r_ctimeout, (x << KB) | K_R_TIMER
-                    k = -1
-                elif k == K_R_TIMER:
-                    if x // r_groups == rc[g, RC_EPOCH] and rc[g, RC_PENDING] > 0:
-                        raid_flush(g)
-                    k = -1
-                elif k == K_R_REPORTED:
-                    if r_faults:  # the request's phase: its count and summed latency
-                        rc[g, RC_PREQ + rc[g, RC_PHASE]] += 1
-                        rcf[g, RCF_PLAT + rc[g, RC_PHASE]] += now - rr_t0[x]
-                    k = K_DEV_FINISHED if x < atcap else K_A_BDONE  # (an array's destage)
-                    if x >= atcap:
-                        x -= atcap
-                elif k == K_R_DOOMED:  # the doomed AllOf processed: the `doomed | failed` Or
-                    if ro_mode[x] == MD_OR:
-                        ro_mode[x] = MD_ORDONE
-                        fpush((x << KB) | K_R_OR)
-                    k = -1
-                elif k == K_R_OR:  # the op resumes: its I/Os at the failed member, if lost
-                    k = raid_or_resumed(x)
-                elif k == K_R_FSTART:  # RaidModel._fail
-                    act, a_delay, a_code = 1, rp[RP_FAIL_AT], (g << KB) | K_R_FAIL
-                    k = -1
-                elif k == K_R_FAIL:  # the member fails: degraded; its busy units withdrawn
-                    rc[g, RC_FAILED_NOW] = r_failed
-                    rc[g, RC_PHASE] = PH_DEGRADED
-                    rcf[g, RCF_FAILED_AT] = now
-                    dv_dead[g * r_stride + r_failed] = 1
-                    level(L_BUSY, now, -dv_busy[g * r_stride + r_failed])
-                    rc[g, RC_FAILTRIG] = 1
-                    fpush((g << KB) | K_R_FAILEV)
-                    k = -1
-                elif k == K_R_FAILEV:  # the failed event's waiters, in registration order
-                    if rc[g, RC_RB_WAITING] != 0:  # the rebuild waited for it first (at t = 0)
-                        rc[g, RC_RB_WAITING] = 0
-                        schedule(now, max(0.0, rp[RP_RB_START] - now), (g << KB) | K_R_BWAIT)
-                    raid_fail_waiters(g)
-                    k = -1
-                elif k == K_R_BSTART:  # RaidModel._rebuild: after the failure, at its start
-                    if r_live:
-                        rc[g, RC_RB_WAITING] = 1
-                        k = -1
-                    else:
-                        act, a_code = 1, (g << KB) | K_R_BWAIT
-                        a_delay = max(0.0, rp[RP_RB_START] - now)
-                        k = -1
-                elif k == K_R_BWAIT:  # the spare takes the failed member's place
-                    rc[g, RC_SPARE] = 1
-                    rc[g, RC_PEND0 + r_failed] = 0  # (idle, its head at 0)
-                    rcf[g, RCF_HEAD0 + r_failed] = 0.0
-                    rc[g, RC_PHASE] = PH_REBUILDING
-                    rcf[g, RCF_RB_STARTED] = now
-                    o = new_op(RO_REBUILD, 0.0, 0.0, True, g)
-                    if o < 0:
-                        break
-                    x = o
-                    k = K_R_BSTEP
-                elif k == K_R_BSTEP:  # the rebuild's loop: the next range, or done
-                    k = -1
-                    pos = rcf[g, RCF_RB_POS]
-                    target = rp[RP_RB_TARGET]
-                    if pos < target:
-                        rcf[g, RCF_RB_T0] = now
-                        ro_off[x] = pos
-                        ro_size[x] = min(rp[RP_RB_STEP], target - pos)
-                        nrb = fr.rebuild_plan(r_level, r_n, r_failed, pos, ro_size[x],
-                                              rc[g, RC_RB_TURN], prd)
-                        rc[g, RC_RB_TURN] += 1
-                        for i in range(nrb):
-                            for c in range(fr.NIO):
-                                ro_r[x * prows + i, c] = prd[i, c]
-                        ro_step[x] = ST_RB_READS
-                        ro_sw[x] = 0
-                        ro_scnt[x] = nrb
-                        k = K_R_SPAWN
-                    else:
-                        rc[g, RC_FAILED_NOW] = -1
-                        rc[g, RC_PHASE] = PH_AFTER
-                        rcf[g, RCF_RB_ENDED] = now
-                        ro_free[ronf[0]] = x
-                        ronf[0] += 1
-                else:  # K_R_BPACE
-                    k = K_R_BSTEP
-                if ctl[C_OVF] != 0:
+                k, act, a_delay, a_code, status = fhs.hdd_step(
+                    k, x, now, act, a_delay, a_code, ev, lvs, hdd_state, owners, tot, raid,
+                    r_mem0, r_units,
+                    unmanaged_generator(mrngs[x]) if raid and k == K_HDD_LOOP else rng_dev)
+                if status == BEYOND:
                     break
+            elif WITH_DISK and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
+                k, x, act, a_delay, a_code, a_res = fas.array_step(
+                    k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, array_state, owners,
+                    rng_dev)
+            elif WITH_DISK and k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, members
+                k, x, act, a_delay, a_code, a_res = frs.raid_step(
+                    k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, raid_state, ops,
+                    member_ios, owners, member_draw, cloud_state,
+                    unmanaged_generator(mrngs[mi_dev[x]]) if k == K_M_GRANT else rng_dev)
             elif k == K_DEV_GRANT:  # ---- device: a unit starts service
                 level(L_BUSY, now, 1)
                 base = draw_service(devkind == DEV_CLOUD and not at_read[x])
@@ -2059,7 +1278,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 at_tdev[x] = now
                 level(L_DEVICE, now, 1)
                 if WITH_FLASH and devkind == DEV_CLOUD:  # CloudModel.serve: tokens in arrival order
-                    wait = cloud_take(0, nbk, at_size[x], at_read[x], now)
+                    wait = fcs.cloud_take(cloud_state, 0, nbk, at_size[x], at_read[x], now)
                     if wait > 0:
                         tot[T_THROTTLED] += 1
                         throttle_s += wait

@@ -25,6 +25,8 @@ resources' waiter rings), so the kernel and the tests share them without any obj
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba
 import numpy as np
 from numba import types
@@ -364,3 +366,15 @@ def space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount):
             h = 0
         sp_hc[sp, 0] = h
         sp_hc[sp, 1] -= 1
+
+
+#: the event list (heap, urgent and now rings, control counters) and the resources (their table
+#: and wait queues), for the families' steps
+Events = namedtuple("Events", ("ht", "hs", "hc", "uq", "fq", "ctl", "res", "rq"))
+#: what an I/O step is about: a block request's address; an attempt's request, size and
+#: direction; a RAID member I/O's member, address, size and direction
+Owners = namedtuple("Owners", (
+    "rq_off", "at_req", "at_size", "at_read", "mi_dev", "mi_off", "mi_size", "mi_read"))
+#: the FifoSpaces (the SSD's buffers, the RAID controllers' and the array's caches): per space
+#: its room, its waiters' codes and amounts (spaces x waiters), their ring's head and count
+Spaces = namedtuple("Spaces", ("sp_free", "sp_code", "sp_amt", "sp_hc"))

@@ -16,6 +16,8 @@ so the figures are equal bit for bit (``tests/test_engine_equivalence.py``).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba
 
 __all__ = ["level_change", "hist_add", "batch_add", "HOST_LEVEL"]
@@ -64,3 +66,8 @@ def batch_add(b_sums, b_counts, b_tend, b_hist, k, bsize, lat, b, now):
     b_hist[j, b] += 1
     b_counts[j] += 1
     b_tend[j] = now
+
+
+#: the Recorder's time-averaged levels (per level: t_last, t0, area, busy; the levels; the host
+#: queue-depth histogram) and each disk's or member's busy units and whether it is dead
+Levels = namedtuple("Levels", ("lv", "lvl", "qdh", "dv_busy", "dv_dead"))
