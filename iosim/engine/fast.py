@@ -77,9 +77,6 @@ from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import RA_SIZE, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import (
-    SLOW_ALL,
-    SLOW_BY_PAGE,
-    SLOW_NONE,
     SsdDevice,
     ssd_array_s,
     ssd_die_of_page,
@@ -107,6 +104,7 @@ from . import fast_hdd_steps as fhs
 from . import fast_multipath as fmp
 from . import fast_raid as fr
 from . import fast_raid_steps as frs
+from . import fast_ssd_steps as fss
 from .fast_codes import (
     ARRAY_COUNTERS,
     BEYOND,
@@ -171,6 +169,8 @@ from .fast_codes import (
     H_READ,
     H_WRITE,
     K_A_CORE,
+    K_A_FIRST,
+    K_A_LAST,
     K_ACQ,
     K_ACQUIRE,
     K_ARR_NEXT,
@@ -194,6 +194,8 @@ from .fast_codes import (
     K_DISPATCH,
     K_FAILOVER,
     K_FINISH,
+    K_HDD_FIRST,
+    K_HDD_LAST,
     K_HDD_LOOP,
     K_HDD_TAG,
     K_HDD_WAKE,
@@ -213,37 +215,23 @@ from .fast_codes import (
     K_LU_LATSTEP,
     K_LU_XFER,
     K_M_GRANT,
-    K_M_PEND,
     K_PATH_FAILED,
     K_PE_FAIL,
     K_PE_RESTORE,
     K_PE_START,
     K_R_BSTART,
     K_R_CMD,
+    K_R_FIRST,
     K_R_FSTART,
+    K_R_LAST,
     K_R_OVH,
     K_RELEASE,
     K_SSD_AFTERCH,
-    K_SSD_ALL,
-    K_SSD_BUF,
-    K_SSD_CGRANT,
-    K_SSD_CHAN,
-    K_SSD_CXFER,
-    K_SSD_DEND,
     K_SSD_DGRANT,
-    K_SSD_DREAD,
-    K_SSD_DSTART,
+    K_SSD_FIRST,
     K_SSD_FORK,
-    K_SSD_IGRANT,
-    K_SSD_IXFER,
-    K_SSD_LGRANT,
-    K_SSD_LXFER,
+    K_SSD_LAST,
     K_SSD_OVH,
-    K_SSD_PEND,
-    K_SSD_PROG,
-    K_SSD_RSLOT,
-    K_SSD_SPAWN,
-    K_SSD_WBUF,
     K_THINK_ISSUE,
     KB,
     KMASK,
@@ -365,9 +353,6 @@ from .fast_codes import (
     SP_RAID,
     SP_READ,
     SP_WRITE,
-    SSD_BUFFERED,
-    SSD_READ,
-    SSD_WRITE,
     STALLED,
     T_BUFFERED,
     T_CACHE_READS,
@@ -841,7 +826,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     dp_bytes = _um(np.zeros(dpcap),
         keep)  # the bytes a read die process sends across the host link
     dp_free = _um(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep)
-    n_dp_free = dpcap
+    dp_nfree = _um(np.array([dpcap]), keep)  # free die processes
     regseq = 0
     # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
     # fast_hdd's layout), the operation on the media, the cache-entry waiters, the head, the
@@ -1032,49 +1017,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             return svc_samples[rng_dev.integers(0, n_svc_samples)]
         return _sample_code(svc_code, svc_a, svc_b, rng_dev)
 
-    def ssd_rng(sd):
-        """The stream SSD instance ``sd`` draws from: the device's, or a RAID member's own."""
-        return mrngs[sd] if raid_ssd else rng_dev
-
-    def ssd_array_time(sd, l0, npg, program):
-        """SsdModel._array_time of a die's pages (l0, l0 + dies, ...): ssd_array_s."""
-        if program:
-            return _ssd_array_s(l0, npg, s_planes, s_ndies, SLOW_BY_PAGE if s_pslow else SLOW_NONE,
-                                s_prog, s_prog2, ssd_rng(sd))
-        return _ssd_array_s(l0, npg, s_planes, s_ndies, SLOW_BY_PAGE if s_slow else SLOW_NONE,
-                            s_read, s_read2, ssd_rng(sd))
-
-    # an SSD step's owner (x): an attempt at the device, or a RAID member I/O at its member
-    def own_sd(x):
-        return mi_dev[x] if raid_ssd else 0
-
-    def own_size(x):
-        return mi_size[x] if raid_ssd else at_size[x]
-
-    def own_read(x):
-        return mi_read[x] if raid_ssd else at_read[x]
-
-    def own_off(x):
-        return mi_off[x] if raid_ssd else rq_off[at_req[x]]
-
-    def ssd_res(sd):
-        """The first resource of SSD instance ``sd`` (its dies; then channels, link out, in)."""
-        return r_die0 + sd * s_rstride
-
-    def ssd_space(sd, read):
-        """Instance ``sd``'s write buffer, or (``read``) its read buffer."""
-        if raid_ssd:
-            return sp_m0 + 2 * sd + (1 if read else 0)
-        return SP_READ if read else SP_WRITE
-
-    def ssd_served(x):
-        """SsdModel.serve returned: the attempt goes on (the next step), or the member I/O's
-        process ends (its end event triggered now)."""
-        if raid_ssd:
-            fpush((x << KB) | K_M_PEND)
-            return -1
-        return K_DEV_FINISHED
-
     def space_take(sp, amount, code):
         """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
         return fc_space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code)
@@ -1082,17 +1024,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     def space_give(sp, amount):
         """FifoSpace.give_back: serve the waiters in order while the room suffices."""
         fc_space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount)
-
-    def background_unit(dpr):
-        """SsdModel._background, top of its loop: the die takes the next unit of dirty data."""
-        sd = dp_sd[dpr]
-        nbytes = min(dirty[sd], s_unit)
-        dirty[sd] -= nbytes
-        unit = sd * s_ndies + dp_die[dpr]
-        dp_bytes[dpr] = nbytes
-        dp_np[dpr] = int(math.ceil(nbytes / s_page))
-        dp_slow[dpr] = s_pslow and die_units[unit] % 2 == 1
-        die_units[unit] += 1
 
     def hdd_kick(dv):
         """HddModel._kick: succeed the parked actuator's wake event (disk ``dv``)."""
@@ -1106,18 +1037,17 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         if dv_dead[dv] == 0:
             level(L_BUSY, t, delta)
 
-    def ssd_busy(sd, t, delta):
-        """Recorder.unit_busy from an SSD's die: the device's, or a member's (unit_busy)."""
-        if raid_ssd:
-            unit_busy(sd, t, delta)
-        else:
-            level(L_BUSY, t, delta)
-
     # the state the families' steps take (typed tuples of the arrays above)
     ev = Events(ht, hs, hc, uq, fq, ctl, res, rq)
     lvs = Levels(lv, lvl, qdh, dv_busy, dv_dead)
     owners = Owners(rq_off, at_req, at_size, at_read, mi_dev, mi_off, mi_size, mi_read)
     spaces = Spaces(sp_free, sp_code, sp_amt, sp_hc)
+    ssd_state = fss.SsdState(
+        so_first, so_npg, so_mode, so_left, dirty, idle_h, idle_c, idle_q, die_units, dp_free,
+        dp_nfree, dp_mode, dp_sd, dp_att, dp_l0, dp_die, dp_slow, dp_np, dp_room, dp_bytes,
+        s_page, s_link, s_out, s_hbw, s_wbuf, s_ndies, s_nch, s_dpc, s_rbufp, s_xfer, s_chrate,
+        s_planes, s_gc, s_slow, s_pslow, s_unit, r_die0, s_rstride, sp_m0, raid_ssd, s_read,
+        s_read2, s_prog, s_prog2)
     cloud_state = fcs.CloudState(buckets, fp)
     raid_state = frs.RaidState(
         rp, rc, rcf, co_pend, rr_off, rr_size, rr_read, rr_t0, rr_grp, prd, pwr, pms, pace_s,
@@ -1193,18 +1123,18 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         k_after = -1
         acq_front = False
         while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
-            if WITH_DISK and K_HDD_TAG <= k <= K_HDD_LOOP:  # ---- HDD (HddModel), first
+            if WITH_DISK and K_HDD_FIRST <= k <= K_HDD_LAST:  # ---- HDD (HddModel), first
                 k, act, a_delay, a_code, status = fhs.hdd_step(
                     k, x, now, act, a_delay, a_code, ev, lvs, hdd_state, owners, tot, raid,
                     r_mem0, r_units,
                     unmanaged_generator(mrngs[x]) if raid and k == K_HDD_LOOP else rng_dev)
                 if status == BEYOND:
                     break
-            elif WITH_DISK and k >= K_A_CORE:  # ---- the array (ArrayModel) over RAID groups
+            elif WITH_DISK and K_A_FIRST <= k <= K_A_LAST:  # ---- the array (ArrayModel)
                 k, x, act, a_delay, a_code, a_res = fas.array_step(
                     k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, array_state, owners,
                     rng_dev)
-            elif WITH_DISK and k >= K_R_OVH:  # ---- RAID (RaidModel): controller, ops, members
+            elif WITH_DISK and K_R_FIRST <= k <= K_R_LAST:  # ---- RAID (RaidModel)
                 k, x, act, a_delay, a_code, a_res = frs.raid_step(
                     k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, raid_state, ops,
                     member_ios, owners, member_draw, cloud_state,
@@ -1312,183 +1242,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         k = K_SSD_FORK
                 else:
                     k = K_DEV_QUEUE
-            elif WITH_FLASH and k == K_SSD_OVH:
-                k = K_SSD_FORK
-            elif WITH_FLASH and k == K_SSD_FORK:  # SsdModel.serve past the controller overhead
-                first, npages = _ssd_pages(own_off(x), own_size(x), s_page)
-                so_first[x] = first
-                so_npg[x] = npages
-                if own_read(x):  # one read process per die; AllOf joins them
-                    so_mode[x] = SSD_READ
-                    k = K_SSD_SPAWN
-                elif s_link:  # a write crosses the host link first
-                    act, a_res = 2, ssd_res(own_sd(x)) + s_out + 1
-                    a_code = (x << KB) | K_SSD_IGRANT
-                    k = -1
-                else:
-                    k = K_SSD_WBUF
-            elif WITH_FLASH and k == K_SSD_IGRANT:
-                act, a_delay, a_code = 1, own_size(x) / s_hbw, (x << KB) | K_SSD_IXFER
-                k = -1
-            elif WITH_FLASH and k == K_SSD_IXFER:
-                release(ssd_res(own_sd(x)) + s_out + 1)
-                k = K_SSD_WBUF
-            elif WITH_FLASH and k == K_SSD_WBUF:
-                if 0 < own_size(x) <= s_wbuf:  # buffered: acknowledged once it has room
-                    if space_take(ssd_space(own_sd(x), False), own_size(x),
-                                  (x << KB) | K_SSD_BUF):
-                        k = K_SSD_BUF
-                    else:
-                        k = -1
-                else:  # programmed on its own dies before it completes
-                    so_mode[x] = SSD_WRITE
-                    k = K_SSD_SPAWN
-            elif WITH_FLASH and k == K_SSD_BUF:  # SsdModel._flush: idle dies take dirty data
-                tot[T_BUFFERED] += 1
-                sd = own_sd(x)
-                dirty[sd] += own_size(x)
-                while dirty[sd] > 0 and idle_c[sd] > 0:
-                    if n_dp_free == 0:
-                        ctl[C_OVF] = 1
-                        break
-                    h = idle_h[sd]
-                    die = idle_q[sd * s_ndies + h]
-                    h += 1
-                    if h >= s_ndies:
-                        h = 0
-                    idle_h[sd] = h
-                    idle_c[sd] -= 1
-                    n_dp_free -= 1
-                    dproc = dp_free[n_dp_free]
-                    dp_mode[dproc] = SSD_BUFFERED
-                    dp_sd[dproc] = sd
-                    dp_die[dproc] = die
-                    dp_room[dproc] = 0
-                    background_unit(dproc)
-                    upush((dproc << KB) | K_SSD_DSTART)
-                k = ssd_served(x)
-            elif WITH_FLASH and k == K_SSD_SPAWN:  # one process per die, in page order
-                npages = so_npg[x]
-                ng = min(npages, s_ndies)
-                if n_dp_free < ng:
-                    ctl[C_OVF] = 1
-                    break
-                so_left[x] = ng
-                for g in range(ng):
-                    n_dp_free -= 1
-                    dproc = dp_free[n_dp_free]
-                    dp_att[dproc] = x
-                    dp_sd[dproc] = own_sd(x)
-                    dp_l0[dproc] = so_first[x] + g
-                    _, dp_die[dproc] = _ssd_die_of_page(dp_l0[dproc], s_nch, s_dpc)
-                    dp_np[dproc] = (npages - 1 - g) // s_ndies + 1
-                    dp_mode[dproc] = so_mode[x]
-                    dp_bytes[dproc] = _ssd_group_bytes(own_off(x), own_size(x), s_page,
-                                                       so_first[x], npages, g, s_ndies)
-                    dp_room[dproc] = 0
-                    if so_mode[x] == SSD_READ and s_rbufp > 0:
-                        dp_room[dproc] = min(dp_np[dproc], s_rbufp)
-                    upush((dproc << KB) | K_SSD_DSTART)
-                k = -1
-            elif WITH_FLASH and k == K_SSD_DSTART:
-                act, a_res = 2, ssd_res(dp_sd[x]) + dp_die[x]
-                a_code = (x << KB) | K_SSD_DGRANT
-                k = -1
-            elif WITH_FLASH and k == K_SSD_DGRANT:
-                ssd_busy(dp_sd[x], now, 1)
-                if dp_mode[x] == SSD_READ:  # tR, then the channel
-                    act, a_code = 1, (x << KB) | K_SSD_DREAD
-                    a_delay = ssd_array_time(dp_sd[x], dp_l0[x], dp_np[x], False)
-                    k = -1
-                else:  # a program: the channel first
-                    k = K_SSD_CHAN
-            elif WITH_FLASH and k == K_SSD_DREAD:  # FifoSpace.take of the read buffer (die held)
-                if dp_room[x] == 0 or space_take(ssd_space(dp_sd[x], True), dp_room[x],
-                                                 (x << KB) | K_SSD_RSLOT):
-                    k = K_SSD_CHAN
-                else:
-                    k = -1
-            elif WITH_FLASH and (k == K_SSD_RSLOT or k == K_SSD_CHAN):
-                if s_xfer > 0:
-                    act, a_res = 2, ssd_res(dp_sd[x]) + s_ndies + dp_die[x] // s_dpc
-                    a_code = (x << KB) | K_SSD_CGRANT
-                    k = -1
-                else:
-                    k = K_SSD_AFTERCH
-            elif WITH_FLASH and k == K_SSD_CGRANT:  # a read moves its bytes, a program pages
-                if dp_mode[x] == SSD_READ:
-                    a_delay = dp_bytes[x] / s_chrate
-                else:
-                    a_delay = dp_np[x] * s_xfer
-                act, a_code = 1, (x << KB) | K_SSD_CXFER
-                k = -1
-            elif WITH_FLASH and k == K_SSD_CXFER:
-                release(ssd_res(dp_sd[x]) + s_ndies + dp_die[x] // s_dpc)
-                k = K_SSD_AFTERCH
-            elif WITH_FLASH and k == K_SSD_AFTERCH:
-                if dp_mode[x] == SSD_READ:
-                    k = K_SSD_DEND
-                else:
-                    if dp_mode[x] == SSD_BUFFERED:  # one multi-plane program
-                        t_arr = _ssd_array_s(0, dp_np[x], s_planes, s_ndies,
-                                             SLOW_ALL if dp_slow[x] else SLOW_NONE, s_prog,
-                                             s_prog2, ssd_rng(dp_sd[x]))
-                    else:
-                        t_arr = ssd_array_time(dp_sd[x], dp_l0[x], dp_np[x], True)
-                    act, a_code = 1, (x << KB) | K_SSD_PROG
-                    a_delay = t_arr + s_gc * dp_np[x]
-                    k = -1
-            elif WITH_FLASH and k == K_SSD_PROG:
-                k = K_SSD_DEND
-            elif WITH_FLASH and k == K_SSD_DEND:
-                sd = dp_sd[x]
-                ssd_busy(sd, now, -1)
-                release(ssd_res(sd) + dp_die[x])
-                k = -1
-                if dp_mode[x] == SSD_READ:  # the die's data cross the host link
-                    tot[T_PAGE_READS] += dp_np[x]
-                    if s_link:
-                        act, a_res = 2, ssd_res(sd) + s_out
-                        a_code = (x << KB) | K_SSD_LGRANT
-                    else:
-                        k = K_SSD_LXFER
-                else:
-                    tot[T_PAGE_PROGS] += dp_np[x]
-                    if dp_mode[x] == SSD_WRITE:
-                        fpush((x << KB) | K_SSD_PEND)
-                    else:  # a background program: its buffer room is free again
-                        space_give(ssd_space(sd, False), dp_bytes[x])
-                        if dirty[sd] > 0:  # the die takes the next unit
-                            background_unit(x)
-                            k = K_SSD_DSTART
-                        else:  # and goes idle
-                            i = idle_h[sd] + idle_c[sd]
-                            if i >= s_ndies:
-                                i -= s_ndies
-                            idle_q[sd * s_ndies + i] = dp_die[x]
-                            idle_c[sd] += 1
-                            dp_free[n_dp_free] = x
-                            n_dp_free += 1
-            elif WITH_FLASH and k == K_SSD_PEND:
-                a = dp_att[x]
-                dp_free[n_dp_free] = x
-                n_dp_free += 1
-                so_left[a] -= 1
-                if so_left[a] == 0:
-                    fpush((a << KB) | K_SSD_ALL)  # the AllOf condition succeeds
-                k = -1
-            elif WITH_FLASH and k == K_SSD_ALL:
-                k = ssd_served(x)
-            elif WITH_FLASH and k == K_SSD_LGRANT:
-                act, a_delay, a_code = 1, dp_bytes[x] / s_hbw, (x << KB) | K_SSD_LXFER
-                k = -1
-            elif WITH_FLASH and k == K_SSD_LXFER:  # a read die process ends
-                if s_link:
-                    release(ssd_res(dp_sd[x]) + s_out)
-                if dp_room[x] > 0:
-                    space_give(ssd_space(dp_sd[x], True), dp_room[x])
-                fpush((x << KB) | K_SSD_PEND)
-                k = -1
+            elif WITH_FLASH and K_SSD_FIRST <= k <= K_SSD_LAST:  # ---- SSD (SsdModel)
+                k, act, a_delay, a_code, a_res = fss.ssd_step(
+                    k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, ssd_state, owners,
+                    tot, unmanaged_generator(mrngs[dp_sd[x]]) if raid_ssd and (
+                        k == K_SSD_DGRANT or k == K_SSD_AFTERCH) else rng_dev)
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
                 act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
                 k = -1

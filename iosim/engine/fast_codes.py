@@ -9,10 +9,10 @@ numba compiles them in as constants.
 from __future__ import annotations
 
 # -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the stack, the cloud and the SSD; 64-95: the HDD (80: the host's shared CPUs); 96-124:
-# RAID (124: a cloud member's tokens); 128-137: the array; 125-127 and 138-255 free. (The
-# kernel tests k >= K_A_CORE for the array and k >= K_R_OVH for RAID: a new family's block goes
-# below 96 or those tests change.)
+# 0-63: the stack and the cloud (28, 29, 31-39, 54-63 free); 64-95: the HDD (80: the host's
+# shared CPUs); 96-127: RAID (124: a cloud member's tokens); 128-143: the array; 144-175: the
+# SSD; 176-255 free. The kernel sends each family's block to its steps by range
+# (K_HDD_FIRST..K_HDD_LAST and so on): a new family takes a free block of its own.
 
 KB = 8
 KMASK = 255
@@ -61,28 +61,30 @@ K_ATT_DONE = 52
 K_DEV_QUEUE = 53  # cloud: past the token buckets, FIFO for a unit
 K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
 # SSD (SsdModel): the serve process, its per-die read processes, the host link
-K_SSD_OVH = 31  # controller overhead spent: fork the die processes
-K_SSD_DSTART = 32  # a die process starts: request its die
-K_SSD_DGRANT = 33  # die granted: array time (tR)
-K_SSD_DREAD = 34  # array time done: room in the read buffer, then request the channel
-K_SSD_CGRANT = 35  # channel granted: transfer the pages
-K_SSD_CXFER = 36  # transfer done: release channel and die (a read then crosses the link)
-K_SSD_PEND = 37  # a die process's end processed (AllOf counts it)
-K_SSD_ALL = 38  # AllOf of the die processes processed: the request is done
-K_SSD_LGRANT = 39  # a read die process: host link (device -> host) granted
-K_SSD_LXFER = 28  # a read die process: host link transfer done, read buffer room freed
-K_SSD_FORK = 54  # inline: the request's pages; a read forks, a write crosses the host link
-K_SSD_DEND = 55  # inline: the die process's end
-K_SSD_IGRANT = 29  # host link (host -> device) granted
-K_SSD_IXFER = 56  # host link transfer done
-K_SSD_BUF = 57  # write buffer room taken (at once or when freed): dirty data, done
-K_SSD_WBUF = 58  # inline: room in the write buffer, or programs the request waits for
-K_SSD_CHAN = 59  # inline: the channel (a read after tR, a program first)
-K_SSD_AFTERCH = 60  # inline: after the channel: a read is done, a program takes tPROG
-K_SSD_PROG = 61  # program time (with GC's extra die time) spent
-K_SSD_SPAWN = 62  # inline: one process per die the request's pages live on, in page order
-K_SSD_RSLOT = 63  # a read die process waited for room in the read buffer: now the channel
+K_SSD_FIRST, K_SSD_LAST = 144, 175  # the SSD's block
+K_SSD_OVH = 144  # controller overhead spent: fork the die processes
+K_SSD_DSTART = 145  # a die process starts: request its die
+K_SSD_DGRANT = 146  # die granted: array time (tR)
+K_SSD_DREAD = 147  # array time done: room in the read buffer, then request the channel
+K_SSD_CGRANT = 148  # channel granted: transfer the pages
+K_SSD_CXFER = 149  # transfer done: release channel and die (a read then crosses the link)
+K_SSD_PEND = 150  # a die process's end processed (AllOf counts it)
+K_SSD_ALL = 151  # AllOf of the die processes processed: the request is done
+K_SSD_LGRANT = 152  # a read die process: host link (device -> host) granted
+K_SSD_LXFER = 153  # a read die process: host link transfer done, read buffer room freed
+K_SSD_FORK = 154  # inline: the request's pages; a read forks, a write crosses the host link
+K_SSD_DEND = 155  # inline: the die process's end
+K_SSD_IGRANT = 156  # host link (host -> device) granted
+K_SSD_IXFER = 157  # host link transfer done
+K_SSD_BUF = 158  # write buffer room taken (at once or when freed): dirty data, done
+K_SSD_WBUF = 159  # inline: room in the write buffer, or programs the request waits for
+K_SSD_CHAN = 160  # inline: the channel (a read after tR, a program first)
+K_SSD_AFTERCH = 161  # inline: after the channel: a read is done, a program takes tPROG
+K_SSD_PROG = 162  # program time (with GC's extra die time) spent
+K_SSD_SPAWN = 163  # inline: one process per die the request's pages live on, in page order
+K_SSD_RSLOT = 164  # a read die process waited for room in the read buffer: now the channel
 # HDD (HddModel): the serve process (x: the attempt) and the actuator process (x: 0)
+K_HDD_FIRST, K_HDD_LAST = 64, 79  # the HDD's block (80: the host's shared CPUs)
 K_HDD_TAG = 64  # an NCQ tag granted: the command overhead
 K_HDD_OVH = 65  # command overhead spent
 K_HDD_RAWAIT = 66  # waited for the read-ahead stream to reach the data
@@ -102,6 +104,7 @@ K_HDD_LOOP = 79  # inline: the actuator's loop top: pick the next media operatio
 K_JOB_HOST = 80  # one of the host's shared CPUs (host.cpus) granted: spend the overhead
 # 96-127: RAID (RaidModel): the controller and its ops (x: the attempt, an op or an epoch) and
 # the member I/Os (x: the member I/O; a member disk's steps are the K_HDD_* ones)
+K_R_FIRST, K_R_LAST = 96, 127  # RAID's block
 K_R_OVH = 96  # controller overhead spent
 K_R_CMD = 97  # inline: the controller cache, or the members now
 K_R_CACHED = 98  # cache room taken: acknowledged, a destage process takes the data down
@@ -132,6 +135,7 @@ K_R_BPACE = 121  # the rebuild's pacing wait done
 K_R_PHASE = 122  # inline: a phase of an op's member I/Os is over
 K_R_SPAWN = 123  # inline: a phase starts: its member processes (ro_sw, ro_scnt say which)
 # 128-137: the array (ArrayModel) over RAID groups (x: the attempt, or an array destage)
+K_A_FIRST, K_A_LAST = 128, 143  # the array's block
 K_A_CORE = 128  # a front-end core granted: its time
 K_A_FRONT = 129  # front-end time spent: a read hit, the back end, or the cache
 K_A_CACHED = 130  # room in the array's cache taken: mirror it

@@ -22,8 +22,6 @@ from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_VALID
 from . import fast_cache  # noqa: F401  (the cache locator, before any function is compiled)
 from .fast_codes import (
     BEYOND,
-    C_FC,
-    C_FH,
     K_DEV_FINISHED,
     K_HDD_CMD,
     K_HDD_END,
@@ -42,16 +40,13 @@ from .fast_codes import (
     K_HDD_WOVH,
     K_HDD_WX,
     K_M_PEND,
-    K_RELEASE,
     KB,
-    L_BUSY,
     OK,
     T_CACHE_READS,
     T_CACHE_WRITES,
     T_MEDIA_READS,
     T_MEDIA_WRITES,
 )
-from .fast_core import res_release, ring_push
 from .fast_hdd import (
     H_CAP,
     H_DSPTF,
@@ -87,7 +82,7 @@ from .fast_hdd import (
     service_s,
     track_end_limit,
 )
-from .fast_stats import level_change
+from .fast_steps import I, push_now, release, unit_busy
 
 # hd_i's columns: host commands queued, dirty entries, free entries, the actuator parked on its
 # wake event, the cache-entry waiters' head and count, the attempt the media operation answers
@@ -103,35 +98,11 @@ HddState = namedtuple("HddState", (
 
 
 @numba.njit(inline="always")
-def _now(ev, code):
-    """An event triggered now (SimPy ``succeed``)."""
-    ring_push(ev.fq, ev.ctl, C_FH, C_FC, code)
-
-
-@numba.njit(inline="always")
-def _release(ev, r):
-    """The resource's slot is free at once; its waiters are served when the Release event is
-    processed."""
-    res_release(ev.res, r, ev.fq, ev.ctl, (r << KB) | K_RELEASE)
-
-
-@numba.njit(inline="always")
 def _kick(ev, hd_i, dv):
     """HddModel._kick: succeed the parked actuator's wake event (disk ``dv``)."""
     if hd_i[dv, HI_PARKED] != 0:
         hd_i[dv, HI_PARKED] = 0
-        _now(ev, (dv << KB) | K_HDD_WAKE)
-
-
-@numba.njit(inline="always")
-def _unit_busy(ev, lvs, dv, t, delta):
-    """Recorder.unit_busy from disk or member ``dv`` (a failed member's: not recorded)."""
-    lvs.dv_busy[dv] += delta
-    if lvs.dv_dead[dv] == 0:
-        level_change(lvs.lv, lvs.lvl, lvs.qdh, L_BUSY, t, delta)
-
-
-_i = np.int64  # an integer that is not a constant to numba's typing (see hdd_step)
+        push_now(ev, (dv << KB) | K_HDD_WAKE)
 
 
 @numba.njit(inline="always")
@@ -148,7 +119,7 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
 
     The kernel inlines it before typing, and compiles without SSA renaming (``fast``'s
     ``_KernelCompiler``): a name given several integer constants would be typed as the first
-    constant and refuse the others, so every integer constant assigned here is ``_i(...)``, an
+    constant and refuse the others, so every integer constant assigned here is ``I(...)``, an
     int64.
     """
     h_ovh = hs.hp[H_OVH]
@@ -164,34 +135,34 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
         dv = own.mi_dev[x]
         q_off, q_size, q_read = own.mi_off[x], own.mi_size[x], own.mi_read[x]
     else:
-        dv = _i(0)
+        dv = I(0)
         q_off, q_size, q_read = own.rq_off[own.at_req[x]], own.at_size[x], own.at_read[x]
     if k == K_HDD_TAG:
         if h_ovh > 0:
-            act, a_delay, a_code = _i(1), h_ovh, (x << KB) | K_HDD_OVH
-            k = _i(-1)
+            act, a_delay, a_code = I(1), h_ovh, (x << KB) | K_HDD_OVH
+            k = I(-1)
         else:
-            k = _i(K_HDD_CMD)
+            k = I(K_HDD_CMD)
     elif k == K_HDD_OVH:
-        k = _i(K_HDD_CMD)
+        k = I(K_HDD_CMD)
     elif k == K_HDD_CMD:  # the buffer, the write cache or the media
-        k = _i(K_HDD_MEDIA)
+        k = I(K_HDD_MEDIA)
         if q_read:
             if in_write_cache(hs.hdp[dv], hs.hd_i[dv, HI_DN], q_off, q_size):
-                k = _i(K_HDD_HIT)
+                k = I(K_HDD_HIT)
             else:
                 wait = ra_wait(hs.h_ra[dv], now, q_off, q_size)
                 if wait > 0:
-                    act, a_delay, a_code = _i(1), wait, (x << KB) | K_HDD_RAWAIT
-                    k = _i(-1)
+                    act, a_delay, a_code = I(1), wait, (x << KB) | K_HDD_RAWAIT
+                    k = I(-1)
                 elif wait == 0.0:
-                    k = _i(K_HDD_HIT)
+                    k = I(K_HDD_HIT)
         else:
             ra_invalidate(hs.h_ra[dv], q_off, q_size)
             if h_wc:
                 if hs.hd_i[dv, HI_FREE] > 0 and hs.hd_i[dv, HI_WN] == 0:
                     hs.hd_i[dv, HI_FREE] -= 1
-                    k = _i(K_HDD_WGRANT)
+                    k = I(K_HDD_WGRANT)
                 else:  # wait for a destage to free an entry
                     i = hs.hd_i[dv, HI_WH] + hs.hd_i[dv, HI_WN]
                     if i >= hs.h_wait.shape[1]:
@@ -199,77 +170,77 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
                     hs.h_wait[dv, i] = (x << KB) | K_HDD_WGRANT
                     hs.hd_i[dv, HI_WN] += 1
                     _kick(ev, hs.hd_i, dv)
-                    k = _i(-1)
+                    k = I(-1)
     elif k == K_HDD_RAWAIT:  # the stream may have stopped meanwhile
         end = q_off + q_size
         if hs.h_ra[dv, RA_VALID] != 0.0 and ra_end(hs.h_ra[dv], now) + 1e-3 >= end:
-            k = _i(K_HDD_HIT)
+            k = I(K_HDD_HIT)
         else:
-            k = _i(K_HDD_MEDIA)
+            k = I(K_HDD_MEDIA)
     elif k == K_HDD_HIT:
         if hs.hp[H_RHIT] > 0:
-            act, a_delay, a_code = _i(1), hs.hp[H_RHIT], (x << KB) | K_HDD_HITOVH
-            k = _i(-1)
+            act, a_delay, a_code = I(1), hs.hp[H_RHIT], (x << KB) | K_HDD_HITOVH
+            k = I(-1)
         else:
-            k = _i(K_HDD_HITOVH)
+            k = I(K_HDD_HITOVH)
     elif k == K_HDD_HITOVH:
         if h_iface_finite:
-            act, a_delay, a_code = _i(1), q_size / h_iface, (x << KB) | K_HDD_HITX
-            k = _i(-1)
+            act, a_delay, a_code = I(1), q_size / h_iface, (x << KB) | K_HDD_HITX
+            k = I(-1)
         else:
-            k = _i(K_HDD_HITX)
+            k = I(K_HDD_HITX)
     elif k == K_HDD_HITX:
         tot[T_CACHE_READS] += 1
-        k = _i(K_HDD_END)
+        k = I(K_HDD_END)
     elif k == K_HDD_WGRANT:
         if hs.hp[H_WCO] > 0:
-            act, a_delay, a_code = _i(1), hs.hp[H_WCO], (x << KB) | K_HDD_WOVH
-            k = _i(-1)
+            act, a_delay, a_code = I(1), hs.hp[H_WCO], (x << KB) | K_HDD_WOVH
+            k = I(-1)
         else:
-            k = _i(K_HDD_WOVH)
+            k = I(K_HDD_WOVH)
     elif k == K_HDD_WOVH:
         if h_iface_finite:
-            act, a_delay, a_code = _i(1), q_size / h_iface, (x << KB) | K_HDD_WX
-            k = _i(-1)
+            act, a_delay, a_code = I(1), q_size / h_iface, (x << KB) | K_HDD_WX
+            k = I(-1)
         else:
-            k = _i(K_HDD_WX)
+            k = I(K_HDD_WX)
     elif k == K_HDD_WX or k == K_HDD_MEDIA:
         if q_off + q_size > hs.hp[H_CAP]:
             hs.h_bad[0] = q_off
             hs.h_bad[1] = q_size
-            return _i(-1), act, a_delay, a_code, _i(BEYOND)
+            return I(-1), act, a_delay, a_code, I(BEYOND)
         if k == K_HDD_WX:  # a dirty entry; the write is acknowledged
             pool_add(hs.hdp[dv], hs.hdp_done[dv], hs.hd_i[dv, HI_DN], now, q_off, q_size,
                         True, -1, hs.hp)
             hs.hd_i[dv, HI_DN] += 1
             tot[T_CACHE_WRITES] += 1
             _kick(ev, hs.hd_i, dv)
-            k = _i(K_HDD_END)
+            k = I(K_HDD_END)
         else:  # for the actuator; the request waits for its done event
             pool_add(hs.hq[dv], hs.hq_done[dv], hs.hd_i[dv, HI_QN], now, q_off, q_size,
                         not q_read, x, hs.hp)
             hs.hd_i[dv, HI_QN] += 1
             _kick(ev, hs.hd_i, dv)
-            k = _i(-1)
+            k = I(-1)
     elif k == K_HDD_MDONE:  # an interface slower than the media finishes after it
-        k = _i(K_HDD_END)
+        k = I(K_HDD_END)
         if q_read and h_iface_finite:
             lag = q_size / h_iface - hs.h_xfer[x]
             if lag > 0:
-                act, a_delay, a_code = _i(1), lag, (x << KB) | K_HDD_END
-                k = _i(-1)
+                act, a_delay, a_code = I(1), lag, (x << KB) | K_HDD_END
+                k = I(-1)
     elif k == K_HDD_END:
         if raid:  # a member's serve process ends (RaidModel's AllOf counts it)
-            _release(ev, r_mem0 + dv)
-            _now(ev, (x << KB) | K_M_PEND)
-            k = _i(-1)
+            release(ev, r_mem0 + dv)
+            push_now(ev, (x << KB) | K_M_PEND)
+            k = I(-1)
         else:
-            _release(ev, r_units)
-            k = _i(K_DEV_FINISHED)
+            release(ev, r_units)
+            k = I(K_DEV_FINISHED)
     elif k == K_HDD_WAKE:
-        k = _i(K_HDD_LOOP)
+        k = I(K_HDD_LOOP)
     elif k == K_HDD_SERVED:  # ---- the actuator: a media operation done
-        _unit_busy(ev, lvs, dv, now, -1)
+        unit_busy(lvs, dv, now, -1)
         op = hs.h_op[dv]
         hs.h_head[dv, 0] = op[O_CYL]
         hs.h_head[dv, 1] = op[O_SURF]
@@ -283,21 +254,21 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
                     rate = op[O_SIZE] / op[O_XFER] * hs.hp[H_EFF]
                     ra_start(hs.h_ra[dv], now, op[O_OFF], op[O_SIZE], rate)
             hs.h_xfer[a] = op[O_XFER]
-            _now(ev, (a << KB) | K_HDD_MDONE)
+            push_now(ev, (a << KB) | K_HDD_MDONE)
         else:  # a destage: its entry goes to the first waiter, or is free
             tot[T_MEDIA_WRITES] += 1
             if hs.hd_i[dv, HI_WN] > 0:
-                _now(ev, hs.h_wait[dv, hs.hd_i[dv, HI_WH]])
+                push_now(ev, hs.h_wait[dv, hs.hd_i[dv, HI_WH]])
                 h = hs.hd_i[dv, HI_WH] + 1
                 if h >= hs.h_wait.shape[1]:
-                    h = _i(0)
+                    h = I(0)
                 hs.hd_i[dv, HI_WH] = h
                 hs.hd_i[dv, HI_WN] -= 1
             else:
                 hs.hd_i[dv, HI_FREE] += 1
-        k = _i(K_HDD_LOOP)
+        k = I(K_HDD_LOOP)
     else:  # K_HDD_LOOP: the actuator picks the next media operation
-        k = _i(-1)
+        k = I(-1)
         qn = hs.hd_i[dv, HI_QN]
         dn = hs.hd_i[dv, HI_DN]
         source = next_source(qn, dn, hs.hd_i[dv, HI_FREE], hs.hd_i[dv, HI_WN])
@@ -320,8 +291,8 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
                                       hs.h_head[dv, 0], hs.h_head[dv, 1], hs.hp, hs.hxp, hs.hfp)
                 hs.hd_i[dv, HI_CUR] = pool_pop(hs.hdp[dv], hs.hdp_done[dv], dn, i, op)
                 hs.hd_i[dv, HI_DN] = dn - 1
-            _unit_busy(ev, lvs, dv, now, 1)
-            act, a_code = _i(1), (dv << KB) | K_HDD_SERVED
+            unit_busy(lvs, dv, now, 1)
+            act, a_code = I(1), (dv << KB) | K_HDD_SERVED
             if np.isnan(pos):  # (a member disk draws from its own stream)
                 a_delay = service_s(op, now, hs.h_head[dv, 0], hs.h_head[dv, 1], hs.hp, hs.hxp,
                                     hs.hfp, rng)
@@ -335,4 +306,4 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
                     and op[O_WRITE] == 0.0):  # (read_ahead_track_end)
                 ra_note_limit(hs.h_ra[dv], track_end_limit(op, hs.hp))
 
-    return k, act, a_delay, a_code, _i(OK)
+    return k, act, a_delay, a_code, I(OK)
