@@ -64,27 +64,17 @@ from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.typed import List
 
 from ..devices import under_workload
-from ..devices.array import ArrayDevice, array_group_of, array_read_hit
+from ..devices.array import ArrayDevice
 from ..devices.cloud import (
     COST_CODES,
     CloudDevice,
-    bucket_cost,
     bucket_plan,
-    bucket_take,
-    io_units,
 )
 from ..devices.generic import GenericDevice, generic_service_s
 from ..devices.hdd import RA_SIZE, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
-from ..devices.ssd import (
-    SsdDevice,
-    ssd_array_s,
-    ssd_die_of_page,
-    ssd_group_bytes,
-    ssd_page_slow,
-    ssd_pages,
-)
-from ..dists import EMPIRICAL, Distribution, dist_args, sample_args, sample_code
+from ..devices.ssd import SsdDevice
+from ..dists import EMPIRICAL, Distribution, dist_args, sample_code
 from ..results import Results
 from ..rng import Streams
 from ..spec import SpecError, UnstableError
@@ -92,7 +82,7 @@ from ..stack import Stack
 from ..workload import Workload
 from . import fast_array_steps as fas
 from . import (
-    fast_cache,  # noqa: F401  (first: the cache locator)
+    fast_cache,  # noqa: F401  (the cache locator, installed before the kernel is decorated)
     fast_core,
     fast_stats,
     path_choice,
@@ -391,7 +381,7 @@ from .fast_core import space_take as fc_space_take
 from .fast_core import unmanaged as _um
 from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_stats import Levels, batch_add, hist_add, level_change
-from .jit import AT_SET_UP, announce_compile, compiled_with
+from .jit import AT_SET_UP, announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
 from .trace_source import TraceSource, active_source, reading
@@ -404,21 +394,7 @@ __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of
 # (the two called for every I/O are inlined into the kernel: 3 % faster on the simplest stack)
 
 _service_s = numba.njit(inline="always")(generic_service_s)
-_bucket_take = numba.njit(bucket_take)
-_bucket_cost = numba.njit(bucket_cost)
-_io_units = numba.njit(io_units)
-_ssd_pages = numba.njit(ssd_pages)
-_ssd_die_of_page = numba.njit(ssd_die_of_page)
-_ssd_page_slow = numba.njit(ssd_page_slow)
-_ssd_group_bytes = numba.njit(ssd_group_bytes)
 _sample_code = numba.njit(inline="always")(sample_code)
-_sample_args = compiled_with(sample_args, {"sample_code": _sample_code}, inline="always")
-# (inlined: called with the page times' arrays, which a call would pass as seven scalars each,
-# it cost 15 % of an nvme-intel-750 run)
-_ssd_array_s = compiled_with(ssd_array_s, {"ssd_page_slow": _ssd_page_slow,
-                                           "sample_args": _sample_args}, inline="always")
-_array_group_of = numba.njit(array_group_of)
-_array_read_hit = numba.njit(array_read_hit)
 NBINS = LogHist().counts.shape[0]
 
 
