@@ -45,7 +45,7 @@ def test_array_time_batches_pages_by_plane_and_takes_the_slowest():
 def test_array_time_compiled_draws_what_the_reference_draws(slow_rule):
     """The one function both engines call: compiled, it draws the same numbers from the same
     stream as the plain Python the SimPy model runs, empirical samples included."""
-    from iosim.engine.fast import _ssd_array_s
+    from iosim.engine.fast_ssd_steps import ssd_array_s as _ssd_array_s
 
     fast = dist_args(Empirical((10e-6, 20e-6, 35e-6, 90e-6)))
     slow = dist_args(parse_dist("gamma:0.5ms,scv=2"))
