@@ -188,7 +188,6 @@ from .fast_codes import (
     K_HDD_LAST,
     K_HDD_LOOP,
     K_HDD_TAG,
-    K_HDD_WAKE,
     K_IO_DONE,
     K_ISSUE,
     K_JOB_CPU,
@@ -367,7 +366,6 @@ from .fast_core import (
     bucket_of,
     free_owners,
     heap_pop,
-    heap_push,
     res_release,
     res_request,
     res_trigger,
@@ -376,8 +374,6 @@ from .fast_core import (
     unmanaged_generator,
 )
 from .fast_core import schedule as fc_schedule
-from .fast_core import space_give as fc_space_give
-from .fast_core import space_take as fc_space_take
 from .fast_core import unmanaged as _um
 from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_stats import Levels, batch_add, hist_add, level_change
@@ -928,9 +924,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         """A process start (SimPy's urgent ``Initialize``): runs before anything else due."""
         ring_push(uq, ctl, C_UH, C_UC, code)
 
-    def hpush(t, code):
-        heap_push(ht, hs, hc, ctl, t, code)
-
     def hpop():
         return heap_pop(ht, hs, hc, ctl)
 
@@ -992,26 +985,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         if svc_code == EMPIRICAL:
             return svc_samples[rng_dev.integers(0, n_svc_samples)]
         return _sample_code(svc_code, svc_a, svc_b, rng_dev)
-
-    def space_take(sp, amount, code):
-        """FifoSpace.take: True when taken at once, else the waiter resumes at ``code``."""
-        return fc_space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code)
-
-    def space_give(sp, amount):
-        """FifoSpace.give_back: serve the waiters in order while the room suffices."""
-        fc_space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount)
-
-    def hdd_kick(dv):
-        """HddModel._kick: succeed the parked actuator's wake event (disk ``dv``)."""
-        if hd_i[dv, fhs.HI_PARKED] != 0:
-            hd_i[dv, fhs.HI_PARKED] = 0
-            fpush((dv << KB) | K_HDD_WAKE)
-
-    def unit_busy(dv, t, delta):
-        """Recorder.unit_busy from disk or member ``dv`` (a failed member's: not recorded)."""
-        dv_busy[dv] += delta
-        if dv_dead[dv] == 0:
-            level(L_BUSY, t, delta)
 
     # the state the families' steps take (typed tuples of the arrays above)
     ev = Events(ht, hs, hc, uq, fq, ctl, res, rq)
@@ -1594,9 +1567,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
 # need their type said. Every name keeps one type in the kernel.
 _LOCALS = {name: numba.int64 for name in (
     "k", "status", "k_after", "act", "a_code", "a_res", "tr_next", "tr_base", "tr_nout",
-    "regseq", "nd", "nmiss", "live", "dv", "h", "si")}
+    "regseq", "dv", "h", "si")}
 _LOCALS.update({name: numba.boolean for name in (
-    "measuring", "finished", "acq_front", "have", "q_read", "is_read")})
+    "measuring", "finished", "acq_front", "is_read")})
 
 
 class _KernelCompiler(CompilerBase):

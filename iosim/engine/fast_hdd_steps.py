@@ -19,7 +19,6 @@ import numba
 import numpy as np
 
 from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_VALID
-from . import fast_cache  # noqa: F401  (the cache locator, before any function is compiled)
 from .fast_codes import (
     BEYOND,
     K_DEV_FINISHED,
