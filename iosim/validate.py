@@ -146,8 +146,8 @@ def _cv(values: Sequence[float]) -> float:
 
 def _repeats_cv(path: Path, where: tuple[tuple[str, str], ...] = ()) -> float | None:
     """The mean over points of the IOPS coefficient of variation of repeated runs of one sweep
-    (a CSV with ``run``, ``qd`` and ``iops`` columns; a point is one ``qd``, ``bs_bytes`` and
-    ``rwmixread`` where the table has them; ``where``: only rows with these column values), or
+    (a CSV with ``run``, ``qd`` and ``iops`` columns; a point is one ``qd``, ``numjobs``,
+    ``bs_bytes`` and ``rwmixread`` where the table has them; ``where``: only rows with these column values), or
     None without the file."""
     if not path.is_file():
         return None
@@ -156,7 +156,7 @@ def _repeats_cv(path: Path, where: tuple[tuple[str, str], ...] = ()) -> float | 
         for row in csv.DictReader(f):
             if any(row.get(k) != v for k, v in where):
                 continue
-            key = tuple(row.get(k) for k in ("qd", "bs_bytes", "rwmixread"))
+            key = tuple(row.get(k) for k in ("qd", "numjobs", "bs_bytes", "rwmixread"))
             by_point.setdefault(key, []).append(float(row["iops"]))
     cvs = [_cv(v) for v in by_point.values() if len(v) > 1]
     return float(np.mean(cvs)) if cvs else None
@@ -498,6 +498,20 @@ FIT_SETS: tuple[FitSet, ...] = (
                               (("rw", "randrw"),)),
            spread_note="mean over mixes of the IOPS CV of three runs of run.sh (repeats.csv)",
            x="rwmixread"),
+    FitSet("kvm-virtio-write", "data/measured_kvm_virtio_write: fio 4 KiB randwrite on the KVM "
+           "virtio disk, QD 1..256, measured after the models were built (held-out data)",
+           ("measured_kvm_virtio_write/randwrite-4k-qd*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio_write" / "repeats.csv",
+                              (("rw", "randwrite"),)),
+           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
+                       "(repeats.csv)"),
+    FitSet("kvm-virtio-psync", "data/measured_kvm_virtio_write: fio 4 KiB randread, psync, "
+           "numjobs 1..32 on two vCPUs, measured after the models were built (held-out data)",
+           ("measured_kvm_virtio_write/randread-4k-psync-numjobs*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio_write" / "repeats.csv",
+                              (("rw", "randread"),)),
+           spread_note="mean over job counts of the IOPS CV of three runs of run.sh "
+                       "(repeats.csv)"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),

@@ -104,3 +104,26 @@ def test_fit_format_option(tmp_path, capsys):
     assert main(["fit", str(f), "--model", "generic", "--format", "fio-json"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "\n" not in err
+
+
+def test_fios_completion_percentiles_are_compared_as_totals_with_the_mean_submission_added():
+    """fio lists clat percentiles while its mean (and the simulator's latency) is slat + clat:
+    a fitted point's measured percentile is the listed one plus that point's mean slat, and a
+    tool that lists total-latency percentiles is left as it is."""
+    from pathlib import Path
+
+    from iosim.fit.points import _points
+    from iosim.traces import read
+
+    data = Path(__file__).resolve().parent.parent / "data" / "measured_kvm_virtio_quiet"
+    r = read(str(data / "randread-4k-qd1.json")).points[0]
+    assert r.extra["percentiles_from"] == "clat"
+    slat = r.extra["slat_mean_s"]
+    assert 5e-6 < slat < 30e-6  # a KVM guest's submission, ~14 us at depth 1
+    (p,) = _points([r], None)
+    for m in ("lat_p50_s", "lat_p99_s"):
+        assert p.measured[m] == pytest.approx(getattr(r, m) + slat, rel=1e-12)
+    assert p.measured["lat_mean_s"] == r.lat_mean_s  # the mean is a total already
+    r.extra["percentiles_from"] = "lat"
+    (q,) = _points([r], None)
+    assert q.measured["lat_p50_s"] == r.lat_p50_s

@@ -1,7 +1,7 @@
 """Write repeats.csv: the headline figures of every fio JSON file of each run of run.sh.
 
 Usage: python3 summarise.py DIR1 [DIR2 ...] > repeats.csv   (DIR1 = run 1, ...). Standard
-library only. IOPS are reads + writes; latencies (fio's lat_ns, percentiles from clat_ns)
+library only. A job without an iodepth option (psync) has fio's default, 1. IOPS are reads + writes; latencies (fio's lat_ns, percentiles from clat_ns)
 are the I/O-weighted mean of both directions, and also given per direction."""
 
 import csv
@@ -26,7 +26,8 @@ def row(run, path, load):
     pct = r if r["total_ios"] >= w["total_ios"] else w
     return {
         "run": run, "file": os.path.basename(path), "load_avg_1min": load,
-        "rw": opts["rw"], "bs_bytes": SIZES[opts["bs"]], "qd": int(opts["iodepth"]),
+        "rw": opts["rw"], "bs_bytes": SIZES[opts["bs"]], "qd": int(opts.get("iodepth", 1)),
+        "numjobs": int(opts.get("numjobs", 1)),
         "rwmixread": opts.get("rwmixread", ""),
         "iops": round(r["iops"] + w["iops"], 1),
         "read_iops": round(r["iops"], 1), "write_iops": round(w["iops"], 1),

@@ -139,6 +139,7 @@ from .points import (
     _points,
     _select_held,
     _warn_reordering,
+    completion_shift_s,
     sizes_differ,
 )
 from .raid import fio_members, raid_base, whole_device_span
@@ -443,6 +444,12 @@ def fit(
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
     warnings: list[str] = list(point_notes)
+    shifts = [completion_shift_s(p.results) for p in pts]
+    if any(shifts):
+        family_notes.append(
+            "measured percentiles: fio printed completion latencies (clat); each is compared as "
+            "a total latency, clat + the point's mean submission latency "
+            f"({min(shifts) * 1e6:.3g}..{max(shifts) * 1e6:.3g} us)")
     if params is None and sizes_differ(train):
         # several block sizes: the family's terms that grow with the size are fitted too
         names.extend(n for n in mdl.size_params if n not in names)

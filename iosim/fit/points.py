@@ -34,6 +34,22 @@ _WORKLOAD_KEYS = (
 
 
 
+def completion_shift_s(r: Results) -> float:
+    """What to add to a point's listed latency percentiles to make them total latencies.
+
+    fio prints completion-latency (``clat``) percentiles unless asked for ``lat_percentiles``,
+    while its mean (and the simulator's latency) is the total: submission + completion. A
+    percentile of the total is taken as the completion percentile plus the mean submission
+    latency (exact when the submission time does not vary; on a virtual machine it is ~14 us
+    at depth 1, a quarter of the latency). 0 when the percentiles are totals already or the
+    submission latency is not known."""
+    extra = r.extra or {}
+    if extra.get("percentiles_from") != "clat":
+        return 0.0
+    slat = _f(extra.get("slat_mean_s"))
+    return slat if slat is not None and slat > 0 else 0.0
+
+
 @dataclass
 class _Point:
     index: int
@@ -186,10 +202,11 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
         where = f"point {i}" + (f" ({r.params['source']})" if r.params.get("source") else "")
         wl = _workload_of(r, base_workload, where)
         meas = {}
+        shift = completion_shift_s(r)
         for m in METRICS:
             v = _f(getattr(r, m, None))
             if v is not None and v > 0:
-                meas[m] = v
+                meas[m] = v + shift if m in PCT_METRICS else v
         if not any(m in meas for m in MEAN_METRICS):
             raise SpecError(f"{where}: has neither IOPS nor a mean latency to fit")
         label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth,
@@ -336,16 +353,17 @@ def _measured_shape(train: list[_Point], warnings: list[str]) -> Quantiles:
     r = p.results
     pts: dict[float, float] = {}
     listed = (r.extra or {}).get("percentiles_s")
+    shift = completion_shift_s(r)  # completion percentiles -> total (the max is a total)
     if isinstance(listed, Mapping):
         for k, v in listed.items():
             pk, pv = _f(k), _f(v)
             if pk is not None and pv is not None and pv > 0:
-                pts[pk] = pv
+                pts[pk] = pv + shift
     for pk, m in ((50.0, "lat_p50_s"), (90.0, "lat_p90_s"), (95.0, "lat_p95_s"),
                   (99.0, "lat_p99_s"), (99.9, "lat_p999_s"), (100.0, "lat_max_s")):
         v = _f(getattr(r, m, None))
         if v is not None and v > 0:
-            pts.setdefault(pk, v)
+            pts.setdefault(pk, v + (shift if pk < 100.0 else 0.0))
     if len(pts) < 3 or max(pts) < 99:
         raise SpecError(
             f"fit: shape 'measured' needs latency percentiles up to p99 at the lowest depth "
