@@ -147,8 +147,8 @@ def _cv(values: Sequence[float]) -> float:
 def _repeats_cv(path: Path, where: tuple[tuple[str, str], ...] = ()) -> float | None:
     """The mean over points of the IOPS coefficient of variation of repeated runs of one sweep
     (a CSV with ``run``, ``qd`` and ``iops`` columns; a point is one ``qd``, ``numjobs``,
-    ``bs_bytes`` and ``rwmixread`` where the table has them; ``where``: only rows with these column values), or
-    None without the file."""
+    ``bs_bytes`` and ``rwmixread`` where the table has them; ``where``: only rows with these
+    column values), or None without the file."""
     if not path.is_file():
         return None
     by_point: dict[tuple, list[float]] = {}
