@@ -512,6 +512,18 @@ FIT_SETS: tuple[FitSet, ...] = (
                               (("rw", "randread"),)),
            spread_note="mean over job counts of the IOPS CV of three runs of run.sh "
                        "(repeats.csv)"),
+    FitSet("kvm-virtio-16k", "data/measured_kvm_virtio_mixed: fio 16 KiB randread on the KVM "
+           "virtio disk, QD 1..256, measured after the fit's means-first rule (held-out data)",
+           ("measured_kvm_virtio_mixed/randread-16k-qd*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio_mixed" / "repeats.csv",
+                              (("rw", "randread"),)),
+           spread_note="mean over depths of the IOPS CV of two runs of run.sh (repeats.csv)"),
+    FitSet("kvm-virtio-rw70", "data/measured_kvm_virtio_mixed: fio 4 KiB randrw 70/30 on the "
+           "KVM virtio disk, QD 1..256, measured after the fit's means-first rule (held-out "
+           "data)", ("measured_kvm_virtio_mixed/randrw70-4k-qd*.json",),
+           spread=_repeats_cv(DATA / "measured_kvm_virtio_mixed" / "repeats.csv",
+                              (("rw", "randrw"),)),
+           spread_note="mean over depths of the IOPS CV of two runs of run.sh (repeats.csv)"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),
@@ -711,8 +723,8 @@ class Report:
             f"(fit model `{self.model}`, seed 1). Do not edit by hand: regenerate it; "
             "`tests/test_validate.py` fails when a row no longer matches the code.",
             "",
-            "The whole run takes under a minute on two cores (`time iosim validate`: 23 s, "
-            "most of it the simulated fits of the disk sweeps); `iosim validate --quick` runs "
+            "The whole run takes a minute or two on two cores (`time iosim validate`: 76 s, "
+            "most of it the fits' simulations); `iosim validate --quick` runs "
             "shorter simulations for a look (its numbers differ a little: never commit its "
             "output here), and "
             "`--only E10-ssd,mx200` picks rows. `--model NAME` fits the sweeps with another "
