@@ -46,6 +46,8 @@ PARSE_FORMATS = (
 )
 FIT_MODELS = {
     "generic": "K identical units behind one queue, plus the host overhead",
+    "contention": "every request in service at once, each slowing the others (Gunther's "
+    "contention term: a gradual rise, the service's own latency spread)",
     "ssd": "K dies, each request routed by its address (collisions queue), controller delay, "
     "host-interface cap",
     "ssd-pool": "parallel flash units behind one queue and a transfer cap",
@@ -1490,8 +1492,8 @@ def _add_fit_parser(sub) -> None:
         help="calibrate a stack model to measured points",
         description="Calibrate a stack model to measured points (fio, vdbench, sysbench,\n"
         "IOMeter output) and say how well it predicts them.\n\nmodels:\n"
-        + "\n".join(f"  {k:<8} {v}" for k, v in FIT_MODELS.items())
-        + "\n  auto     each family above (hdd-ncq when the lowest depth takes milliseconds, "
+        + "\n".join(f"  {k:<10} {v}" for k, v in FIT_MODELS.items())
+        + "\n  auto       each family above (hdd-ncq when the lowest depth takes milliseconds, "
         "raid when fio lists an md array's member disks), ranked by leave-one-depth-out error",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -835,10 +835,12 @@ class Report:
             ran = [fr for fr in self.fits if not fr.skipped and fr.name.startswith("E") != group]
             ho_i = [v for fr in ran if (v := fr.mape("iops", "holdout")) is not None]
             ho_l = [v for fr in ran if (v := fr.mape("lat_mean_s", "holdout")) is not None]
+            ho_p = [v for fr in ran if (v := fr.mape("lat_p99_s", "holdout")) is not None]
             if ran:
+                p99 = (f"; p99 MAPE {_num(_mean(ho_p))} % over {len(ho_p)}" if ho_p else "")
                 out.append(f"Headline ({what}; held-out points): IOPS MAPE {_num(_mean(ho_i))} % "
                            f"and mean-latency MAPE {_num(_mean(ho_l))} %, the mean over "
-                           f"{len(ho_i)} and {len(ho_l)} data sets.")
+                           f"{len(ho_i)} and {len(ho_l)} data sets{p99}.")
                 out.append("")
         out += [
             "Not sweeps (reproduced with presets only): "

@@ -129,6 +129,12 @@ MATRIX = {
                                    device=dev(4, "exp:0.2ms")),
                         Workload(rate_iops=3000, rw="randwrite", block_size_bytes=262144)),
     "lognormal": (make_stack(qd=8, device=dev(4, "lognormal:0.5ms,scv=2")), Workload(numjobs=6)),
+    # units that slow each other: every I/O in service at once, and fewer units than I/Os
+    "contention-all-in-service": (make_stack(qd=64, device=dev(4096, "exp:0.1ms",
+                                                                contention=0.1)),
+                                  Workload(iodepth=32)),
+    "contention-queued": (make_stack(overhead="det:5us", device=dev(
+        4, "lognormal:0.2ms,scv=0.3", contention=0.3)), Workload(numjobs=8)),
     "gamma": (make_stack(device=dev(3, "gamma:0.5ms,scv=0.5")), Workload(numjobs=2, iodepth=3)),
     "uniform-overhead": (make_stack(overhead="uniform:10us,50us",
                                     device=dev(2, "uniform:0.1ms,0.9ms")),
@@ -318,7 +324,8 @@ def stacks(draw):
             cloud.update(burst_iops=3 * cloud["iops_limit"], burst_credits=100.0)
     stack = make_stack(
         cloud=cloud,
-        device=dev(draw(st.integers(1, 8)), service, media_rate_Bps=media),
+        device=dev(draw(st.integers(1, 8)), service, media_rate_Bps=media,
+                   contention=draw(st.sampled_from([0.0, 0.0, 0.1, 0.6]))),
         overhead=draw(overheads),
         cpus=draw(st.sampled_from([0, 1, 2])),
         nr_requests=draw(st.sampled_from([1, 2, 4, 256, 10**6])),

@@ -322,7 +322,8 @@ def test_the_device_name_breaks_a_tie_and_only_a_tie(monkeypatch):
 
     # cloud ahead of ssd by 0.6 points (the corpus NVMe sweep): a tie, the name decides
     monkeypatch.setattr(select, "cross_validate", fake_cv({"cloud": 29.6, "ssd": 30.2,
-                                                           "generic": 35.4, "hdd": 400.0}))
+                                                           "generic": 35.4, "hdd": 400.0,
+                                                           "contention": 36.0}))
     rows = select.rank(pts, None, None)
     assert rows[0]["model"] == "ssd" and "nvme0n1" in rows[0]["tie_break"]
     line = select.verdict(rows, 3)[0]
@@ -331,7 +332,8 @@ def test_the_device_name_breaks_a_tie_and_only_a_tie(monkeypatch):
     assert select.rank(_fake_points([1, 2], [1e5, 1.8e5]), None, None)[0]["model"] == "cloud"
     # a clear winner is kept whatever the name says
     monkeypatch.setattr(select, "cross_validate", fake_cv({"cloud": 20.0, "ssd": 30.2,
-                                                           "generic": 35.4, "hdd": 400.0}))
+                                                           "generic": 35.4, "hdd": 400.0,
+                                                           "contention": 36.0}))
     rows = select.rank(pts, None, None)
     assert rows[0]["model"] == "cloud" and "tie_break" not in rows[0]
 
@@ -415,3 +417,51 @@ def test_percentiles_the_model_cannot_follow_do_not_cost_the_means():
                for w in tight.warnings), tight.warnings
     assert tight.mape_by_set["fit"]["iops"] < 5
     assert tight.mape_by_set["fit"]["lat_mean_s"] < 5
+
+
+def _contended(service_s: float, sigma: float, units: int = 4096) -> Stack:
+    return _build_stack(MODELS["contention"].stack(), {
+        "device.service": service_s, "device.contention": sigma, "device.units": units})
+
+
+def test_contention_is_amdahls_curve_and_random_routing_to_one_over_sigma_queues():
+    """Every I/O in service at once, deterministic service, no host time: each of n I/Os
+    holds its unit S (1 + sigma (n - 1)), exactly (the simulator); the surrogate's pool of
+    contended units equals random routing to 1 / sigma queues (the same rates)."""
+    sigma, s = 0.125, 50e-6
+    stack = _contended(s, sigma)
+    det = Stack.from_dict({**stack.to_dict(), "device": {**stack.device.to_dict(),
+                                                          "service": "det:50us"}})
+    for n in (1, 3, 16, 64):
+        r = simulate(det, Workload(rw="randread", iodepth=n), ios=3000, seed=5)
+        assert r.lat_mean_s == pytest.approx(s * (1 + sigma * (n - 1)), rel=1e-9)
+        assert r.lat_p99_s == pytest.approx(r.lat_mean_s, rel=0.02)  # no queue: no spread
+    from iosim.fit.surrogate import _log_f_contended
+
+    lf = _log_f_contended(s, 4096.0, sigma, 64)
+    rr = theory.random_routing_log_factors(s, 1.0 / sigma, 64)
+    np.testing.assert_allclose(lf, rr, rtol=1e-9, atol=1e-9)
+
+
+def test_contention_fit_recovers_sigma_and_keeps_the_tails_tight():
+    """Measurements of a contended device with low-variability service (a FIFO's tight
+    tails, the gradual rise of 1 / sigma = 8 routed dies): the contention model recovers
+    sigma and predicts held-out p99 closely; the ssd model's routed dies get the means but not
+    the tails (its collisions spread the latency)."""
+    truth = _build_stack(MODELS["contention"].stack(), {
+        "device.service": 60e-6, "device.contention": 0.125, "device.service.scv": 0.05})
+    curve = _measure(truth, [1, 2, 4, 8, 16, 32, 64, 128])
+    hold = {"iodepth": [2, 4, 8, 32, 64]}
+    res = fit(curve, model="contention", holdout=hold, ios=6000, fit_ios=3000)
+    p = res.params["device.contention"]
+    assert p.ci95[0] <= 0.125 <= p.ci95[1], p
+    assert res.mape_by_set["holdout"]["iops"] < 5
+    assert res.mape_by_set["holdout"]["lat_p99_s"] < 10
+    ssd = fit(curve, model="ssd", holdout=hold, ios=6000, fit_ios=3000)
+    assert ssd.mape_by_set["holdout"]["lat_p99_s"] > 2 * res.mape_by_set["holdout"]["lat_p99_s"]
+
+
+def test_a_raid_member_with_contention_is_refused_in_one_line():
+    with pytest.raises(SpecError, match="contention 0"):
+        Stack.from_dict({"device": {"kind": "raid", "level": "0", "members": 2,
+                                    "member": {"kind": "generic", "contention": 0.2}}})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..spec import SpecError
 from .array import ArrayDevice
 from .cloud import CloudDevice
-from .generic import GenericDevice, generic_service_s
+from .generic import GenericDevice, contended_s, generic_service_s
 from .hdd import HddDevice
 from .raid import RaidDevice
 from .ssd import SsdDevice
@@ -25,6 +25,7 @@ __all__ = [
     "RaidDevice",
     "SsdDevice",
     "generic_service_s",
+    "contended_s",
 ]
 
 DEVICE_KINDS: dict[str, type] = {

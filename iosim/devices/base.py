@@ -108,6 +108,8 @@ class QueueingView:
     bandwidth_bucket_Bps: float = math.inf
     #: with ``random_routing``: a request larger than a page is striped over several units
     page_bytes: float = math.inf
+    #: a pool whose units slow each other: j busy units serve at j / (S (1 + contention (j-1)))
+    contention: float = 0.0
 
 
 def known_quantile_s(dist: Any, q: float) -> float | None:

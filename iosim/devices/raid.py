@@ -572,6 +572,9 @@ class RaidDevice(DeviceFamily, Spec):
         self.require(n >= least, "members", f">= {least} for RAID {self.level}")
         if self.level == "10":
             self.require(n % 2 == 0, "members", "even for RAID 10")
+        self.require(getattr(self.member, "contention", 0.0) == 0.0, "member",
+                     "a member with contention 0 (a RAID's generic members do not model "
+                     "contention; a device on its own does)")
         self.require(self.sector_bytes >= 512 and self.sector_bytes % 512 == 0, "sector_bytes",
                      "a multiple of 512 bytes")
         sector = max(self.sector_bytes, getattr(self.member, "sector_bytes", 512))

@@ -70,7 +70,7 @@ from ..devices.cloud import (
     CloudDevice,
     bucket_plan,
 )
-from ..devices.generic import GenericDevice, generic_service_s
+from ..devices.generic import GenericDevice, contended_s, generic_service_s
 from ..devices.hdd import RA_SIZE, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import SsdDevice
@@ -121,6 +121,7 @@ from .fast_codes import (
     DEV_SSD,
     F_ALIGN,
     F_BW,
+    F_CONTENTION,
     F_FO,
     F_GAP,
     F_IO_UNIT,
@@ -289,6 +290,7 @@ from .fast_codes import (
     R_NOWAIT,
     R_QBASE,
     R_QCAP,
+    R_USERS,
     RC_CACHED,
     RC_DESTAGES,
     RC_FAILED_NOW,
@@ -390,6 +392,7 @@ __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of
 # (the two called for every I/O are inlined into the kernel: 3 % faster on the simplest stack)
 
 _service_s = numba.njit(inline="always")(generic_service_s)
+_contended_s = numba.njit(inline="always")(contended_s)
 _sample_code = numba.njit(inline="always")(sample_code)
 NBINS = LogHist().counts.shape[0]
 
@@ -524,6 +527,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     svc_a = fp[F_SVC_A]
     svc_b = fp[F_SVC_B]
     media = fp[F_MEDIA]
+    contention = fp[F_CONTENTION]
     maxb = fp[F_MAXB]
     lat_s = fp[F_LAT]
     bw = fp[F_BW]
@@ -1094,8 +1098,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 act, a_code = 1, (x << KB) | K_DEV_DONE
                 if devkind == DEV_CLOUD:  # CloudModel: latency floor + size / media rate
                     a_delay = base + at_size[x] / media
-                else:
-                    a_delay = _service_s(base, at_size[x], media)
+                else:  # GenericModel: the hold, stretched by the units busy (contention)
+                    a_delay = _contended_s(_service_s(base, at_size[x], media), contention,
+                                           res[r_units, R_USERS])
                 k = -1
             elif k == K_DEV_DONE:
                 level(L_BUSY, now, -1)
@@ -1619,7 +1624,7 @@ _KNOWN = {
     "link": {"latency_s", "bandwidth_Bps"},
 }
 _KNOWN_DEVICE = {
-    GenericDevice: {"units", "service", "media_rate_Bps"},
+    GenericDevice: {"units", "service", "media_rate_Bps", "contention"},
     CloudDevice: {"latency", "write_latency", "units", "media_rate_Bps", "iops_limit",
                   "read_iops_limit", "write_iops_limit", "bandwidth_limit_Bps",
                   "read_bandwidth_limit_Bps", "write_bandwidth_limit_Bps", "cap_model",
@@ -1876,6 +1881,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     fp[F_SVC_A] = svc_a
     fp[F_SVC_B] = svc_b
     fp[F_MEDIA] = getattr(dev, "media_rate_Bps", math.inf)
+    fp[F_CONTENTION] = dev.contention if isinstance(dev, GenericDevice) else 0.0
     fp[F_MAXB] = maxb
     fp[F_LAT] = link.latency_s
     fp[F_BW] = link.bandwidth_Bps

@@ -179,8 +179,8 @@ P_HOST_CPUS = 42  # host.cpus: CPUs shared by all jobs' overhead periods (0: no 
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
  F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
- F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE, F_SPEED) = range(34)
-NFP = 34
+ F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE, F_SPEED, F_CONTENTION) = range(35)
+NFP = 35
 # RAID parameters (float array rp), counters and state (int array rc, float array rcf; the kernel
 # fills them)
 (RP_LEVEL, RP_N, RP_SU, RP_OVH, RP_CACHE, RP_DLIMIT, RP_CCOUNT, RP_CTIMEOUT, RP_MKIND,

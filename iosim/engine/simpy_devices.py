@@ -19,7 +19,7 @@ from functools import partial
 import numpy as np
 import simpy
 
-from ..devices import generic_service_s
+from ..devices import contended_s, generic_service_s
 from ..devices.array import array_group_of, array_read_hit
 from ..devices.cloud import COST_CODES, bucket_cost, bucket_plan, bucket_take, io_units
 from ..devices.hdd import (
@@ -76,7 +76,8 @@ class GenericModel:
             yield unit
             self.rec.unit_busy(+1)
             base = float(spec.service.sample(self.rng))
-            yield self.env.timeout(generic_service_s(base, req.size, spec.media_rate_Bps))
+            hold = generic_service_s(base, req.size, spec.media_rate_Bps)
+            yield self.env.timeout(contended_s(hold, spec.contention, self.units.count))
             self.rec.unit_busy(-1)
 
 

@@ -154,6 +154,9 @@ def _initial(
                     starts.append(dict(g, **{"hba.queue_depth": q}))
             else:
                 starts.append(g)
+    if "device.contention" in names:  # as 1 / the parallelism the peak asks for, and around
+        cs = sorted({min(1.0, max(1e-4, c / k0)) for c in (0.5, 1.0, 2.0)} | {0.05, 0.3})
+        starts = [dict(s, **{"device.contention": c}) for s in starts for c in cs]
     if "host.cpus" in names:  # the host's CPUs: no limit, and the CPUs the benchmark kept busy
         busy = max(((p.results.counters or {}).get("cpu_pct") or 0.0) / 100 for p in pts)
         pools = sorted({bounds["host.cpus"][1], max(1.0, float(math.ceil(busy)))})

@@ -206,12 +206,13 @@ def verdict(rows: list[dict], n_depths: int, unit: str = "depth") -> list[str]:
 
 def table(rows: list[dict]) -> list[str]:
     """The ranking as printable lines."""
-    out = [f"  {'model':9s} {'params':>6s} {'CV IOPS':>9s} {'CV mean lat':>12s}"]
+    w = max([9] + [len(r["model"]) for r in rows])
+    out = [f"  {'model':{w}s} {'params':>6s} {'CV IOPS':>9s} {'CV mean lat':>12s}"]
     for r in rows:
         if r["error"]:
-            out.append(f"  {r['model']:9s} {r['params']:>6d}  not fitted: {r['error']}")
+            out.append(f"  {r['model']:{w}s} {r['params']:>6d}  not fitted: {r['error']}")
             continue
         iops = "-" if r["cv_iops"] is None else f"{r['cv_iops']:.1f} %"
         lat = "-" if r["cv_lat"] is None else f"{r['cv_lat']:.1f} %"
-        out.append(f"  {r['model']:9s} {r['params']:>6d} {iops:>9s} {lat:>12s}")
+        out.append(f"  {r['model']:{w}s} {r['params']:>6d} {iops:>9s} {lat:>12s}")
     return out

@@ -102,6 +102,15 @@ def _log_f_servers(demand: float, servers: float, n_max: int) -> np.ndarray:
     return out
 
 
+def _log_f_contended(service: float, units: float, contention: float, n_max: int
+                     ) -> np.ndarray:
+    """log f(j) of a pool whose busy units slow each other: with b = min(j, units) busy it
+    completes b / (service (1 + contention (b - 1))) per second (the generic device's
+    contention; with units >= j, random routing to 1 / contention queues)."""
+    busy = np.minimum(np.arange(1, n_max + 1, dtype=float), units)
+    return _log_f_rates(np.log(busy) - np.log(service * (1.0 + contention * (busy - 1.0))))
+
+
 def _log_f_rates(log_rates: np.ndarray) -> np.ndarray:
     """log f(j) of a load-dependent station with service rates mu(1..n) (log values)."""
     out = np.zeros(len(log_rates) + 1)
@@ -139,6 +148,8 @@ class _Flat:
     bw_bucket_Bps: float = math.inf
     # an SSD's page: a larger request is striped over several dies (inf: never)
     page_bytes: float = math.inf
+    # a pool whose units slow each other (the generic device's contention)
+    contention: float = 0.0
     # the host's CPUs shared by the overhead periods (host.cpus; inf: no shared limit)
     host_cpus: float = math.inf
 
@@ -188,6 +199,7 @@ class _Flat:
             shared_budget=view.shared_budget,
             bw_bucket_Bps=view.bandwidth_bucket_Bps,
             page_bytes=view.page_bytes,
+            contention=view.contention,
             host_cpus=float(stack.host.cpus) if stack.host.cpus > 0 else math.inf,
         )
 
@@ -210,6 +222,7 @@ class _Flat:
             "device.media_rate_Bps": "media_rate_Bps",
             "device.channel_rate_Bps": "media_rate_Bps",
             "device.bandwidth_limit_Bps": "bw_bucket_Bps",
+            "device.contention": "contention",
         }.get(name)
         if attr is not None:
             setattr(self, attr, float(value))
@@ -267,6 +280,8 @@ def _solve_group(
     service, units = _device_station(flat, block_bytes, read_fraction)
     if flat.random_routing:
         inner = random_routing_log_factors(service, units, q_int)
+    elif flat.contention > 0:
+        inner = _log_f_contended(service, units, flat.contention, q_int)
     else:
         inner = _log_f_servers(service, units, q_int)
     delay = 2.0 * flat.latency_s + flat.controller_s
@@ -363,6 +378,21 @@ def _open_pool_s(rate: float, service: float, units: float) -> float:
     return float((np.arange(len(w)) * w).sum() / w.sum()) / rate
 
 
+def _open_contended_s(rate: float, service: float, units: float, contention: float) -> float:
+    """Mean residence in a pool whose busy units slow each other (rates of
+    :func:`_log_f_contended`) fed by Poisson arrivals: the open marginal P(n) ~ prod rate /
+    mu(i), summed until its terms are negligible (inf at or past its top rate)."""
+    top = units / (service * (1.0 + contention * (units - 1.0)))
+    if rate >= top:
+        return math.inf
+    n = np.arange(1, 200_001, dtype=float)
+    busy = np.minimum(n, units)
+    log_mu = np.log(busy) - np.log(service * (1.0 + contention * (busy - 1.0)))
+    logt = np.concatenate([[0.0], np.cumsum(math.log(rate) - log_mu)])
+    w = np.exp(logt - logt.max())
+    return float((np.arange(len(w)) * w).sum() / w.sum()) / rate
+
+
 def _open_latency(flat: _Flat, wl: Workload) -> float:
     """Mean latency of an open loop (Poisson arrivals at ``wl.rate_iops``) through the
     network below the host: in an open product-form network the stations are independent,
@@ -372,6 +402,8 @@ def _open_latency(flat: _Flat, wl: Workload) -> float:
     service, k = _device_station(flat, bs, rf)
     if flat.random_routing:
         r = _open_queue_s(lam / k, service)
+    elif flat.contention > 0:
+        r = _open_contended_s(lam, service, k, flat.contention)
     else:
         r = _open_pool_s(lam, service, k)
     r += 2.0 * flat.latency_s + flat.controller_s
