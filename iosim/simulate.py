@@ -45,6 +45,9 @@ def open_loop_capacity_iops(stack: Stack, workload: Workload) -> float:
     # a request's service in the workload's pattern over its span (a disk: its seeks)
     hold = dev.alone_service_s(part, random=workload.random, span_bytes=workload.span_bytes)
     hold = hold if hold is not None else dev.mean_service_s(part)
+    # units that slow each other (contention) hold longer when all are busy than alone
+    loaded = dev.unit_service_s(part, random=workload.random, span_bytes=workload.span_bytes)
+    hold = max(hold, loaded) if loaded is not None else hold
     caps = []
     # administrative caps (cloud token buckets) for this mix and size, per I/O
     iops_cap, bytes_cap = dev.rate_caps(size, workload.read_fraction)

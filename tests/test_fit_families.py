@@ -436,6 +436,15 @@ def test_contention_is_amdahls_curve_and_random_routing_to_one_over_sigma_queues
         r = simulate(det, Workload(rw="randread", iodepth=n), ios=3000, seed=5)
         assert r.lat_mean_s == pytest.approx(s * (1 + sigma * (n - 1)), rel=1e-9)
         assert r.lat_p99_s == pytest.approx(r.lat_mean_s, rel=0.02)  # no queue: no spread
+    # the capacity (an open loop's ceiling, plan's) counts a unit's hold with all units busy
+    from iosim.simulate import open_loop_capacity_iops
+
+    few = Stack.from_dict({"device": {"kind": "generic", "units": 8, "service": "det:100us",
+                                      "contention": 0.2}})
+    cap = open_loop_capacity_iops(few, Workload(rw="randread", iodepth=64))
+    assert cap == pytest.approx(8 / (100e-6 * (1 + 0.2 * 7)), rel=1e-9)
+    assert simulate(few, Workload(rw="randread", iodepth=64), ios=3000, seed=1).iops == \
+        pytest.approx(cap, rel=1e-6)
     from iosim.fit.surrogate import _log_f_contended
 
     lf = _log_f_contended(s, 4096.0, sigma, 64)
