@@ -321,6 +321,16 @@ ARRAYS = {
         group={"kind": "raid", "level": "10", "members": 4, "member": MEMBERS["hdd-fifo"],
                "read_policy": "md", "failed_member": 2, "fail_at_s": 0.05,
                "rebuild_start_s": 0.1, "rebuild_span_bytes": 2e6}),
+    # an all-flash array: RAID 5 groups of SSDs (each member its own dies and stream), an
+    # empirical front end; and groups of cloud volumes, each its own token buckets
+    "flash-raid5-empirical-frontend": dict(
+        groups=2, write_cache_bytes=256 << 10, destage_limit=4, read_hit_ratio=0.2,
+        frontend_s="quantiles:50=30us,99=120us", frontend_units=2,
+        group={"kind": "raid", "level": "5", "members": 4, "member": MEMBERS["ssd-small"]}),
+    "cloud-raid10-failing": dict(
+        groups=2, write_cache_bytes=0,
+        group={"kind": "raid", "level": "10", "members": 4, "member": MEMBERS["cloud-shared"],
+               "failed_member": 1, "fail_at_s": 0.02}),
     "disks-failing-rebuilding": dict(
         groups=2, write_cache_bytes=64 << 10, destage_limit=8,
         group={"kind": "raid", "level": "5", "members": 4, "member": MEMBERS["hdd-sptf-cache"],
@@ -407,8 +417,8 @@ def raid_stacks(draw):
             rebuild_start_s=None if rebuild is None else max(rebuild, fail_at),
             rebuild_span_bytes=draw(st.sampled_from([1e6, 4e6])),
             rebuild_rate_Bps=draw(st.sampled_from([float("inf"), 100e6])))
-    # an array over groups of it (groups of cloud volumes or SSDs: not an array's, SimPy only)
-    if member["kind"] not in ("cloud", "ssd") and draw(st.booleans()):
+    # an array over groups of it (of any family)
+    if draw(st.booleans()):
         dev = ArrayDevice(
             group=dev, groups=draw(st.integers(1, 3)),
             read_hit_ratio=draw(st.sampled_from([0.0, 0.4])),

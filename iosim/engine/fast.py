@@ -324,6 +324,9 @@ from .fast_codes import (
     RP_DLIMIT,
     RP_FAIL_AT,
     RP_FAILED,
+    RP_FE_A,
+    RP_FE_B,
+    RP_FE_CODE,
     RP_GROUPS,
     RP_LEVEL,
     RP_LIVE,
@@ -492,7 +495,8 @@ WITH_DISK = True
 WITH_FLASH = True
 
 
-def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
+def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fe_samples,
+            fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
             tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done, hp, hxp, hfp, rp, rc, rcf,
             mrngs):
@@ -620,6 +624,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     buckets = _um(buckets, keep)  # (the cloud volume's, or each RAID member volume's)
     fp, rp, rc, rcf = _um(fp, keep), _um(rp, keep), _um(rc, keep), _um(rcf, keep)
     svc_samples, svc2_samples = _um(svc_samples, keep), _um(svc2_samples, keep)
+    fe_samples = _um(fe_samples, keep)
     # the page times as ssd_array_s takes them (dist_args's form; programs are never empirical)
     s_read = (svc_code, svc_a, svc_b, svc_samples)
     s_read2 = (svc2_code, svc2_a, svc2_b, svc2_samples)
@@ -1016,7 +1021,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                                   svc2_samples, media)
     array_state = fas.ArrayState(rp, rc, ao_off, ao_size, ao_free, aonf, rr_off, rr_size, rr_read,
                                  rr_t0, rr_grp, r_groups, atcap, r_afront, r_adestage, r_apace,
-                                 svc2_code, svc2_a, svc2_b, svc2_samples)
+                                 int(rp[RP_FE_CODE]), rp[RP_FE_A], rp[RP_FE_B], fe_samples)
     hdd_state = fhs.HddState(hp, hxp, hfp, hd_i, hq, hq_done, hdp, hdp_done, h_op, h_wait,
                             h_head, h_ra, h_xfer, h_bad)
 
@@ -1609,7 +1614,8 @@ _kernel_all = _compiled_kernel("_kernel_all", disk=True, flash=True)
 
 def kernel_for(device) -> object:
     """The compiled kernel variant that has this device's steps."""
-    if isinstance(device, RaidDevice) and isinstance(device.member, SsdDevice):
+    group = device.group if isinstance(device, ArrayDevice) else device
+    if isinstance(group, RaidDevice) and isinstance(group.member, SsdDevice):
         return _kernel_all
     return _kernel_disk if isinstance(device, (HddDevice, RaidDevice, ArrayDevice)) else _kernel
 
@@ -1702,15 +1708,13 @@ def supports(stack: Stack, workload: Workload) -> str | None:
     return None
 
 
-# RAID members the fast engine runs (RaidModel over members of every family; an array's
-# groups over generic and disk members)
+# RAID members the fast engine runs: every family, in a RAID set or in an array's groups
 _RAID_MEMBERS = (GenericDevice, HddDevice, CloudDevice, SsdDevice)
-_ARRAY_MEMBERS = (GenericDevice, HddDevice)
 
 
 def _raid_supports(dev: RaidDevice, in_array: bool = False) -> str | None:
     """Why the fast engine cannot run this RAID set (None: it can)."""
-    if type(dev.member) not in (_ARRAY_MEMBERS if in_array else _RAID_MEMBERS):
+    if type(dev.member) not in _RAID_MEMBERS:
         where = "an array's RAID groups" if in_array else "RAID"
         return (f"device.member.kind {dev.member.kind!r}: {where} over this family is not in "
                 "the fast engine")
@@ -1818,6 +1822,8 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     rng_io = streams["io"] if draw_io else _idle_rng()
     dists = _device_dists(dev)
     random_dev = any(d.code != 0 for _, d in dists) or (hdd and dev.rotation == "uniform")
+    if array:  # the "service" pair is its groups' members' (the front end's time is apart)
+        dists = _device_dists(dev.group)
     # (an array draws its front-end times and read hits from "device"; RAID members their own)
     rng_dev = streams["device"] if (random_dev and not raid) or array else _idle_rng()
     poisson = wl.open_loop and wl.arrival == "poisson"
@@ -1829,8 +1835,9 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     else:  # a deterministic overhead draws nothing
         job_rngs = _idle_rng_list()
     ovh_code, ovh_a, ovh_b, ovh_samples = dist_args(overhead)
-    flash = dev if ssd else dev.member if isinstance(dev, RaidDevice) and isinstance(
-        dev.member, SsdDevice) else None  # (an SSD, or a RAID of them)
+    rd = dev.group if array else dev
+    flash = dev if ssd else rd.member if isinstance(rd, RaidDevice) and isinstance(
+        rd.member, SsdDevice) else None  # (an SSD, or a RAID of them, or an array of those)
     if flash is not None:  # the "service" pair is the reads' (fast page, slow page)
         dists = [("", flash.read_s), ("", flash.read_slow_s or flash.read_s)]
     svc_code, svc_a, svc_b, svc_samples = dist_args(dists[0][1] if dists else None)
@@ -1915,9 +1922,13 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         if isinstance(rd.member, CloudDevice):  # each member, and the spare, its own buckets
             sets = dev.groups if array else 1
             buckets = np.tile(_cloud_buckets(rd.member), (sets * (rd.members + 1), 1))
-    return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fail_path,
-            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr, *hdd_args,
-            *raid_args)
+    fe_samples = np.zeros(1)
+    if array:  # the array's front-end time
+        fe_code, fe_a, fe_b, fe_samples = dist_args(dev.frontend_s)
+        raid_args[0][[RP_FE_CODE, RP_FE_A, RP_FE_B]] = (fe_code, fe_a, fe_b)
+    return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fe_samples,
+            fail_path, fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr,
+            *hdd_args, *raid_args)
 
 
 def _ssd_params(dev: SsdDevice, ip, fp, sizes, maxb: float, owners: int, instances: int) -> None:
@@ -2017,7 +2028,8 @@ def _raid_args(dev, wl: Workload, streams: Streams, ip, fp, sizes, maxb: float, 
         rp[RP_MNBK] = len(bucket_plan(member))
     if ssd:  # each member I/O's die processes, each member's (and spare's) background ones
         micap = int(rp[RP_ROCAP] * rp[RP_PROWS])
-        _ssd_params(member, ip, fp, sizes, maxb, owners=micap, instances=rd.members + 1)
+        _ssd_params(member, ip, fp, sizes, maxb, owners=micap,
+                    instances=groups * (rd.members + 1))
     f = rd.failed_member
     rp[RP_FAILED] = -1 if f is None else f
     rp[RP_LIVE] = f is not None and rd.fail_at_s > 0

@@ -192,7 +192,10 @@ NFP = 35
  RP_A_EXTENT) = range(20, 29)
 RP_POLICY = 29  # the mirror-read policy (devices.raid POLICY_*)
 RP_MNBK = 30  # a cloud member's token buckets (its rows of the kernel's buckets, member by member)
-NRP = 31
+# the array's front-end time: its distribution's code and parameters (dists.dist_args; its
+# samples, when empirical, are the kernel's fe_samples)
+RP_FE_CODE, RP_FE_A, RP_FE_B = 31, 32, 33
+NRP = 34
 # the array's counters: the row after the groups' in rc
 AC_HITS, AC_MISSES, AC_CACHED, AC_DESTAGES, AC_BACKEND = range(5)
 ARRAY_COUNTERS = ("read_hits", "read_misses", "cached_writes", "destages", "backend_writes")
