@@ -1,8 +1,11 @@
 """Write repeats.csv: the headline figures of every fio JSON file of each run of run.sh.
 
 Usage: python3 summarise.py DIR1 [DIR2 ...] > repeats.csv   (DIR1 = run 1, ...). Standard
-library only. A job without an iodepth option (psync) has fio's default, 1. IOPS are reads + writes; latencies (fio's lat_ns, percentiles from clat_ns)
-are the I/O-weighted mean of both directions, and also given per direction."""
+library only. A job without an iodepth option (psync) has fio's default, 1. IOPS are reads +
+writes; latencies (fio's lat_ns, percentiles from clat_ns) are the I/O-weighted mean of both
+directions, and also given per direction. The last column, ioengine, was added for
+../measured_kvm_virtio_intel (whose libaio and psync sweeps are both random reads); the
+earlier folders' repeats.csv files were written without it."""
 
 import csv
 import glob
@@ -36,6 +39,7 @@ def row(run, path, load):
         "write_lat_mean_us": round(w["lat_ns"]["mean"] / 1e3, 1) if w["total_ios"] else "",
         "lat_p50_us": round(pct["clat_ns"]["percentile"]["50.000000"] / 1e3, 1),
         "lat_p99_us": round(pct["clat_ns"]["percentile"]["99.000000"] / 1e3, 1),
+        "ioengine": opts.get("ioengine", ""),
     }
 
 
