@@ -474,77 +474,56 @@ class FitSet:
     x: str = ""
 
 
+def _measured(name: str, title: str, pattern: str, where: tuple[tuple[str, str], ...] = (),
+              runs: str = "three", over: str = "depths", x: str = "") -> FitSet:
+    """A sweep measured for iosim (``data/FOLDER/PATTERN``), its spread from the folder's
+    repeats.csv (the rows ``where`` picks)."""
+    folder = pattern.split("/")[0]
+    return FitSet(name, title, (pattern,),
+                  spread=_repeats_cv(DATA / folder / "repeats.csv", where),
+                  spread_note=f"mean over {over} of the IOPS CV of {runs} runs of run.sh "
+                              "(repeats.csv)", x=x)
+
+
 FIT_SETS: tuple[FitSet, ...] = (
-    FitSet("kvm-virtio", "data/measured_kvm_virtio: fio 4 KiB randread on a KVM virtio disk, "
-           "QD 1..256", ("measured_kvm_virtio/randread-4k-qd*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio" / "repeats.csv"),
-           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)"),
-    FitSet("kvm-virtio-quiet", "data/measured_kvm_virtio_quiet: the same fio sweep on the same "
-           "disk, QD 1..256, with the machine otherwise idle (load 0.4-0.7, against 2.7)",
-           ("measured_kvm_virtio_quiet/randread-4k-qd*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_quiet" / "repeats.csv"),
-           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)"),
-    FitSet("kvm-virtio-bs", "data/measured_kvm_virtio_bs: fio randread on the KVM virtio disk, "
-           "block sizes 4 KiB..1 MiB at QD 1 and 16", ("measured_kvm_virtio_bs/randread-*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_bs" / "repeats.csv",
-                              (("rw", "randread"),)),
-           spread_note="mean over sizes and depths of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)", x="bs"),
-    FitSet("kvm-virtio-rwmix", "data/measured_kvm_virtio_bs: fio 4 KiB randrw on the KVM "
-           "virtio disk, QD 16, reads 100..0 %", ("measured_kvm_virtio_bs/randrw-*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_bs" / "repeats.csv",
-                              (("rw", "randrw"),)),
-           spread_note="mean over mixes of the IOPS CV of three runs of run.sh (repeats.csv)",
-           x="rwmixread"),
-    FitSet("kvm-virtio-write", "data/measured_kvm_virtio_write: fio 4 KiB randwrite on the KVM "
-           "virtio disk, QD 1..256, measured after the models were built (held-out data)",
-           ("measured_kvm_virtio_write/randwrite-4k-qd*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_write" / "repeats.csv",
-                              (("rw", "randwrite"),)),
-           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)"),
-    FitSet("kvm-virtio-psync", "data/measured_kvm_virtio_write: fio 4 KiB randread, psync, "
-           "numjobs 1..32 on two vCPUs, measured after the models were built (held-out data)",
-           ("measured_kvm_virtio_write/randread-4k-psync-numjobs*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_write" / "repeats.csv",
-                              (("rw", "randread"),)),
-           spread_note="mean over job counts of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)"),
-    FitSet("kvm-virtio-16k", "data/measured_kvm_virtio_mixed: fio 16 KiB randread on the KVM "
-           "virtio disk, QD 1..256, measured after the fit's means-first rule (held-out data)",
-           ("measured_kvm_virtio_mixed/randread-16k-qd*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_mixed" / "repeats.csv",
-                              (("rw", "randread"),)),
-           spread_note="mean over depths of the IOPS CV of two runs of run.sh (repeats.csv)"),
-    FitSet("kvm-virtio-rw70", "data/measured_kvm_virtio_mixed: fio 4 KiB randrw 70/30 on the "
-           "KVM virtio disk, QD 1..256, measured after the fit's means-first rule (held-out "
-           "data)", ("measured_kvm_virtio_mixed/randrw70-4k-qd*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_mixed" / "repeats.csv",
-                              (("rw", "randrw"),)),
-           spread_note="mean over depths of the IOPS CV of two runs of run.sh (repeats.csv)"),
-    FitSet("kvm-intel-read", "data/measured_kvm_virtio_intel: fio 4 KiB randread, QD 1..256, "
-           "on a KVM virtio disk of another host (Intel Xeon), measured after the models were "
-           "built (held-out data)", ("measured_kvm_virtio_intel/randread-4k-qd*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_intel" / "repeats.csv",
-                              (("rw", "randread"), ("ioengine", "libaio"))),
-           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)"),
-    FitSet("kvm-intel-write", "data/measured_kvm_virtio_intel: fio 4 KiB randwrite, QD "
-           "1..256, on the other host's KVM disk (held-out data)",
-           ("measured_kvm_virtio_intel/randwrite-4k-qd*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_intel" / "repeats.csv",
-                              (("rw", "randwrite"),)),
-           spread_note="mean over depths of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)"),
-    FitSet("kvm-intel-psync", "data/measured_kvm_virtio_intel: fio 4 KiB randread, psync, "
-           "numjobs 1..32 on two vCPUs, on the other host's KVM disk (held-out data)",
-           ("measured_kvm_virtio_intel/randread-4k-psync-numjobs*.json",),
-           spread=_repeats_cv(DATA / "measured_kvm_virtio_intel" / "repeats.csv",
-                              (("rw", "randread"), ("ioengine", "psync"))),
-           spread_note="mean over job counts of the IOPS CV of three runs of run.sh "
-                       "(repeats.csv)"),
+    _measured("kvm-virtio", "data/measured_kvm_virtio: fio 4 KiB randread on a KVM virtio disk, "
+              "QD 1..256", "measured_kvm_virtio/randread-4k-qd*.json"),
+    _measured("kvm-virtio-quiet", "data/measured_kvm_virtio_quiet: the same fio sweep on the "
+              "same disk, QD 1..256, with the machine otherwise idle (load 0.4-0.7, against 2.7)",
+              "measured_kvm_virtio_quiet/randread-4k-qd*.json"),
+    _measured("kvm-virtio-bs", "data/measured_kvm_virtio_bs: fio randread on the KVM virtio "
+              "disk, block sizes 4 KiB..1 MiB at QD 1 and 16",
+              "measured_kvm_virtio_bs/randread-*.json", (("rw", "randread"),),
+              over="sizes and depths", x="bs"),
+    _measured("kvm-virtio-rwmix", "data/measured_kvm_virtio_bs: fio 4 KiB randrw on the KVM "
+              "virtio disk, QD 16, reads 100..0 %", "measured_kvm_virtio_bs/randrw-*.json",
+              (("rw", "randrw"),), over="mixes", x="rwmixread"),
+    _measured("kvm-virtio-write", "data/measured_kvm_virtio_write: fio 4 KiB randwrite on the "
+              "KVM virtio disk, QD 1..256, measured after the models were built (held-out data)",
+              "measured_kvm_virtio_write/randwrite-4k-qd*.json", (("rw", "randwrite"),)),
+    _measured("kvm-virtio-psync", "data/measured_kvm_virtio_write: fio 4 KiB randread, psync, "
+              "numjobs 1..32 on two vCPUs, measured after the models were built (held-out data)",
+              "measured_kvm_virtio_write/randread-4k-psync-numjobs*.json",
+              (("rw", "randread"),), over="job counts"),
+    _measured("kvm-virtio-16k", "data/measured_kvm_virtio_mixed: fio 16 KiB randread on the KVM "
+              "virtio disk, QD 1..256, measured after the fit's means-first rule (held-out data)",
+              "measured_kvm_virtio_mixed/randread-16k-qd*.json", (("rw", "randread"),),
+              runs="two"),
+    _measured("kvm-virtio-rw70", "data/measured_kvm_virtio_mixed: fio 4 KiB randrw 70/30 on the "
+              "KVM virtio disk, QD 1..256, measured after the fit's means-first rule (held-out "
+              "data)", "measured_kvm_virtio_mixed/randrw70-4k-qd*.json", (("rw", "randrw"),),
+              runs="two"),
+    _measured("kvm-intel-read", "data/measured_kvm_virtio_intel: fio 4 KiB randread, QD 1..256, "
+              "on a KVM virtio disk of another host (Intel Xeon), measured after the models "
+              "were built (held-out data)", "measured_kvm_virtio_intel/randread-4k-qd*.json",
+              (("rw", "randread"), ("ioengine", "libaio"))),
+    _measured("kvm-intel-write", "data/measured_kvm_virtio_intel: fio 4 KiB randwrite, QD "
+              "1..256, on the other host's KVM disk (held-out data)",
+              "measured_kvm_virtio_intel/randwrite-4k-qd*.json", (("rw", "randwrite"),)),
+    _measured("kvm-intel-psync", "data/measured_kvm_virtio_intel: fio 4 KiB randread, psync, "
+              "numjobs 1..32 on two vCPUs, on the other host's KVM disk (held-out data)",
+              "measured_kvm_virtio_intel/randread-4k-psync-numjobs*.json",
+              (("rw", "randread"), ("ioengine", "psync")), over="job counts"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),
