@@ -92,12 +92,14 @@ from . import fast_cloud_steps as fcs
 from . import fast_hdd as fh
 from . import fast_hdd_steps as fhs
 from . import fast_multipath as fmp
+from . import fast_path_steps as fps
 from . import fast_raid as fr
 from . import fast_raid_steps as frs
 from . import fast_ssd_steps as fss
 from .fast_codes import (
     ARRAY_COUNTERS,
     BEYOND,
+    C_ATFREE,
     C_FC,
     C_FH,
     C_HN,
@@ -110,9 +112,6 @@ from .fast_codes import (
     C_WH,
     CF_BLOCK_BYTES,
     CF_BYTES,
-    COND_NONE,
-    COND_PENDING,
-    COND_TRIGGERED,
     DEV_ARRAY,
     DEV_CLOUD,
     DEV_GENERIC,
@@ -162,28 +161,18 @@ from .fast_codes import (
     K_A_CORE,
     K_A_FIRST,
     K_A_LAST,
-    K_ACQ,
     K_ACQUIRE,
     K_ARR_NEXT,
     K_ARR_START,
-    K_ATT_DONE,
-    K_ATT_END,
-    K_ATT_FINISH,
-    K_ATT_RUN,
-    K_ATT_START,
     K_BR_FINISH,
     K_BR_NR,
-    K_BR_PATH,
     K_BR_START,
-    K_COND,
     K_DEV_ARRIVE,
     K_DEV_DONE,
     K_DEV_FINISHED,
     K_DEV_GO,
     K_DEV_GRANT,
     K_DEV_QUEUE,
-    K_DISPATCH,
-    K_FAILOVER,
     K_FINISH,
     K_HDD_FIRST,
     K_HDD_LAST,
@@ -196,18 +185,11 @@ from .fast_codes import (
     K_JOB_OVH,
     K_JOB_THINK,
     K_JOB_TOP,
-    K_LD_GRANT,
-    K_LD_LAT,
-    K_LD_LATSTEP,
-    K_LD_XFER,
     K_LU_GRANT,
-    K_LU_LAT,
     K_LU_LATSTEP,
-    K_LU_XFER,
     K_M_GRANT,
-    K_PATH_FAILED,
-    K_PE_FAIL,
-    K_PE_RESTORE,
+    K_P_FIRST,
+    K_P_LAST,
     K_PE_START,
     K_R_BSTART,
     K_R_CMD,
@@ -380,7 +362,6 @@ from .fast_core import (
 )
 from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
-from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_stats import Levels, batch_add, hist_add, level_change
 from .jit import AT_SET_UP, announce_compile
 from .recorder import Batches, LogHist, TimeAvg, batches_for
@@ -410,7 +391,7 @@ def _bucket(value_s):
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
 CLOUD_COSTS = COST_CODES
 
-NCTL = 12
+NCTL = 14
 assert (C_WH, C_WC, C_RR) == (fmp.C_WH, fmp.C_WC, fmp.C_RR)  # fast_multipath's slots
 assert (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_OVF) == (  # the slots fast_core uses
     fast_core.C_HN, fast_core.C_SEQ, fast_core.C_UH, fast_core.C_UC, fast_core.C_FH,
@@ -757,7 +738,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     at_state = _um(np.zeros(atcap, np.int64),
         keep)  # fault mode: 1 ended, 2 end processed, 4 detached
     at_free = _um(np.arange(atcap - 1, -1, -1).astype(np.int64), keep)
-    n_at_free = atcap
+    ctl[C_ATFREE] = atcap
     slot_z = _um(np.zeros(max(1, nslots)), keep)
     # SSD, per owner (an attempt, or a RAID member I/O): die processes it still waits for, its
     # first page, pages, mode
@@ -808,7 +789,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         keep)  # the bytes a read die process sends across the host link
     dp_free = _um(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep)
     dp_nfree = _um(np.array([dpcap]), keep)  # free die processes
-    regseq = 0
     # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
     # fast_hdd's layout), the operation on the media, the cache-entry waiters, the head, the
     # read-ahead segment; hd_i: queued, dirty, free entries, actuator parked on its wake event,
@@ -951,14 +931,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         # the slot is free at once; waiters are served when the Release event is processed
         res_release(res, r, fq, ctl, (r << KB) | K_RELEASE)
 
-    def dispatch():
-        """Multipath._dispatch: grant paths to the host queue's head while one is free."""
-        mp_dispatch(wq, ctl, p_alive, p_out, p_bytes, p_epoch, rq_size, rq_path, rq_epoch, qd,
-                    policy, fq, KB, K_BR_PATH)
-
-    def acquire(req, front):
-        mp_acquire(wq, ctl, req, front)
-
     def level(i, t, delta):
         """TimeAvg.change."""
         level_change(lv, lvl, qdh, i, t, delta)
@@ -1022,6 +994,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     array_state = fas.ArrayState(rp, rc, ao_off, ao_size, ao_free, aonf, rr_off, rr_size, rr_read,
                                  rr_t0, rr_grp, r_groups, atcap, r_afront, r_adestage, r_apace,
                                  int(rp[RP_FE_CODE]), rp[RP_FE_A], rp[RP_FE_B], fe_samples)
+    paths = fps.Paths(p_alive, p_out, p_bytes, p_epoch, p_gen, wq, _um(fail_path, keep),
+                      _um(fail_at, keep), _um(restore_at, keep), npaths, qd, policy, faults,
+                      link_finite, lat_s, bw, fo_s, r_link0)
+    requests = fps.Requests(rq_size, rq_read, rq_path, rq_epoch, rq_att, rq_cond, rq_regp,
+                            rq_regg, rq_regs)
+    attempts = fps.Attempts(at_req, at_path, at_epoch, at_size, at_read, at_state, at_free)
     hdd_state = fhs.HddState(hp, hxp, hfp, hd_i, hq, hq_done, hdp, hdp_done, h_op, h_wait,
                             h_head, h_ra, h_xfer, h_bad)
 
@@ -1114,55 +1092,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif k == K_RELEASE:
                 trigger(x)
                 k = -1
-            elif k == K_BR_PATH:  # ---- block request: a path slot granted
-                level(L_BELOW, now, 1)
-                if faults:
-                    if n_at_free == 0:
-                        ctl[C_OVF] = 1
-                        break
-                    n_at_free -= 1
-                    a = at_free[n_at_free]
-                    at_state[a] = 0
-                    rq_att[x] = a
-                    rq_cond[x] = COND_PENDING
-                    p = rq_path[x]
-                    rq_regp[x] = p
-                    rq_regg[x] = p_gen[p]
-                    rq_regs[x] = regseq
-                    regseq += 1
-                else:
-                    a = x
-                at_req[a] = x
-                at_path[a] = rq_path[x]
-                at_epoch[a] = rq_epoch[x]
-                at_size[a] = rq_size[x]
-                at_read[a] = rq_read[x]
-                if faults:  # the attempt is a process of its own, raced against the failure
-                    upush((a << KB) | K_ATT_START)
-                    k = -1
-                else:
-                    x = a
-                    k = K_ATT_RUN
-            elif k == K_ATT_START or k == K_ATT_RUN:  # ---- path attempt: link down
-                if link_finite and not at_read[x]:
-                    act, a_res, a_code = 2, r_link0 + 2 * at_path[x], (x << KB) | K_LD_GRANT
-                    k = -1
-                else:
-                    k = K_LD_LATSTEP
-            elif k == K_LD_GRANT:
-                act, a_delay, a_code = 1, at_size[x] / bw, (x << KB) | K_LD_XFER
-                k = -1
-            elif k == K_LD_XFER:
-                release(r_link0 + 2 * at_path[x])
-                k = K_LD_LATSTEP
-            elif k == K_LD_LATSTEP:
-                if lat_s > 0:
-                    act, a_delay, a_code = 1, lat_s, (x << KB) | K_LD_LAT
-                    k = -1
-                else:
-                    k = K_DEV_ARRIVE
-            elif k == K_LD_LAT:
-                k = K_DEV_ARRIVE
+            elif K_P_FIRST <= k <= K_P_LAST:  # ---- the path: multipath, link, failover
+                k, x, act, a_delay, a_code, a_res, k_after, acq_front = fps.path_step(
+                    k, x, now, act, a_delay, a_code, a_res, k_after, acq_front, ev, lvs, paths,
+                    requests, attempts, tot)
+                if k == -2:
+                    status = STALLED
             elif k == K_DEV_ARRIVE:  # ---- device: arrival, FIFO for a unit
                 at_tdev[x] = now
                 level(L_DEVICE, now, 1)
@@ -1220,45 +1155,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     k = -1
                 else:
                     k = K_LU_LATSTEP
-            elif k == K_LU_GRANT:
-                act, a_delay, a_code = 1, at_size[x] / bw, (x << KB) | K_LU_XFER
-                k = -1
-            elif k == K_LU_XFER:
-                release(r_link0 + 2 * at_path[x] + 1)
-                k = K_LU_LATSTEP
-            elif k == K_LU_LATSTEP:
-                if lat_s > 0:
-                    act, a_delay, a_code = 1, lat_s, (x << KB) | K_LU_LAT
-                    k = -1
-                else:
-                    k = K_ATT_FINISH
-            elif k == K_LU_LAT:
-                k = K_ATT_FINISH
-            elif k == K_ATT_FINISH:  # ---- attempt done: release the path slot
-                p = at_path[x]
-                if p_epoch[p] == at_epoch[x]:  # a slot of a path that failed is gone already
-                    p_out[p] -= 1
-                    p_bytes[p] -= at_size[x]
-                k = K_DISPATCH
-                k_after = K_ATT_DONE
-            elif k == K_DISPATCH:
-                dispatch()
-                k = k_after
-            elif k == K_ATT_DONE:
-                if faults:
-                    r = at_req[x]
-                    at_state[x] |= 1
-                    if rq_att[r] == x and rq_cond[r] == COND_PENDING:
-                        fpush((x << KB) | K_ATT_END)
-                    else:
-                        at_state[x] |= 2
-                        if at_state[x] & 6 == 6:
-                            at_free[n_at_free] = x
-                            n_at_free += 1
-                    k = -1
-                else:
-                    level(L_BELOW, now, -1)
-                    k = K_BR_FINISH
             elif k == K_BR_FINISH:  # ---- block request done
                 if nr_on:
                     release(r_nr)
@@ -1453,91 +1349,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     k = -1
                 else:
                     k = K_ACQUIRE
-            elif k == K_BR_NR or k == K_ACQUIRE:
-                acq_front = False
-                k = K_ACQ
-            elif k == K_ACQ:  # Multipath.acquire: the host queue, then dispatch
-                acquire(x, acq_front)
-                k = K_DISPATCH
-                k_after = -1
-            elif k == K_ATT_END:  # ---- fault mode: the attempt's process event
-                at_state[x] |= 2
-                r = at_req[x]
-                if rq_att[r] == x and rq_cond[r] == COND_PENDING:
-                    rq_cond[r] = COND_TRIGGERED
-                    fpush((r << KB) | K_COND)
-                if at_state[x] & 6 == 6:
-                    at_free[n_at_free] = x
-                    n_at_free += 1
-                k = -1
-            elif k == K_COND:  # ---- fault mode: attempt | failed
-                rq_cond[x] = COND_NONE
-                level(L_BELOW, now, -1)
-                a = rq_att[x]
-                rq_att[x] = -1
-                at_state[a] |= 4
-                ended = at_state[a] & 1
-                if at_state[a] & 6 == 6:
-                    at_free[n_at_free] = a
-                    n_at_free += 1
-                if ended:
-                    k = K_BR_FINISH
-                else:  # the path died under this request: wait out the timeout, retry
-                    tot[T_FAILOVERS] += 1
-                    if fo_s > 0:
-                        act, a_delay, a_code = 1, fo_s, (x << KB) | K_FAILOVER
-                        k = -1
-                    else:
-                        k = K_FAILOVER
-            elif k == K_FAILOVER:
-                acq_front = True  # a retry goes to the front of the host queue
-                k = K_ACQ
-            elif k == K_PATH_FAILED:  # the failed event: its waiters, in registration order
-                p = x % npaths
-                g = x // npaths
-                m = 0
-                for r in range(rqcap):
-                    if rq_cond[r] == COND_PENDING and rq_regp[r] == p and rq_regg[r] == g:
-                        m += 1
-                waiting = np.empty(m, np.int64)
-                order = np.empty(m, np.int64)
-                m = 0
-                for r in range(rqcap):
-                    if rq_cond[r] == COND_PENDING and rq_regp[r] == p and rq_regg[r] == g:
-                        waiting[m] = r
-                        order[m] = rq_regs[r]
-                        m += 1
-                for i in range(1, m):
-                    j = i
-                    while j > 0 and order[j - 1] > order[j]:
-                        order[j - 1], order[j] = order[j], order[j - 1]
-                        waiting[j - 1], waiting[j] = waiting[j], waiting[j - 1]
-                        j -= 1
-                for i in range(m):
-                    r = waiting[i]
-                    rq_cond[r] = COND_TRIGGERED
-                    fpush((r << KB) | K_COND)
-                k = -1
-            elif k == K_PE_START:
-                act, a_delay, a_code = 1, fail_at[x], (x << KB) | K_PE_FAIL
-                k = -1
-            elif k == K_PE_FAIL:  # Multipath.fail
-                p = fail_path[x]
-                if p_alive[p]:
-                    p_alive[p] = False
-                    p_epoch[p] += 1
-                    p_out[p] = 0
-                    p_bytes[p] = 0.0
-                    g = p_gen[p]
-                    p_gen[p] = g + 1
-                    fpush(((g * npaths + p) << KB) | K_PATH_FAILED)
-                if not np.isnan(restore_at[x]):
-                    act, a_delay, a_code = 1, restore_at[x] - fail_at[x], (x << KB) | K_PE_RESTORE
-                k = -1
-            elif k == K_PE_RESTORE:
-                p_alive[fail_path[x]] = True
-                k = K_DISPATCH
-                k_after = -1
             elif k == K_ARR_START:
                 if tr_mode == TR_OPEN:
                     if tr_n > 0:
@@ -1577,7 +1388,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
 # need their type said. Every name keeps one type in the kernel.
 _LOCALS = {name: numba.int64 for name in (
     "k", "status", "k_after", "act", "a_code", "a_res", "tr_next", "tr_base", "tr_nout",
-    "regseq", "dv", "h", "si")}
+    "dv", "h", "si")}
 _LOCALS.update({name: numba.boolean for name in (
     "measuring", "finished", "acq_front", "is_read")})
 

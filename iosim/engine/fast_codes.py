@@ -9,10 +9,12 @@ numba compiles them in as constants.
 from __future__ import annotations
 
 # -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the stack and the cloud (28, 29, 31-39, 54-63 free); 64-95: the HDD (80: the host's
-# shared CPUs); 96-127: RAID (124: a cloud member's tokens); 128-143: the array; 144-175: the
-# SSD; 176-255 free. The kernel sends each family's block to its steps by range
-# (K_HDD_FIRST..K_HDD_LAST and so on): a new family takes a free block of its own.
+# 0-63: the jobs, the block layer, the device and the cloud (6-11, 14-16, 18-24, 28, 29, 31-39,
+# 41-43, 46, 47, 50-52, 54-63 free); 64-95: the HDD (80: the host's shared CPUs); 96-127: RAID
+# (124: a cloud member's tokens); 128-143: the array; 144-175: the SSD; 176-207: the path below
+# the block layer (multipath, link, failover); 208-255 free. The kernel sends each family's
+# block to its steps by range (K_HDD_FIRST..K_HDD_LAST and so on): a new family takes a free
+# block of its own.
 
 KB = 8
 KMASK = 255
@@ -22,42 +24,18 @@ K_JOB_OVH = 2  # overhead spent
 K_JOB_THINK = 3  # think time spent
 K_IO_DONE = 4  # io.done processed: the job slot resumes
 K_BR_START = 5  # a block request process starts
-K_BR_NR = 6  # nr_requests slot granted
-K_BR_PATH = 7  # a path granted by multipath
-K_ATT_START = 8  # a path attempt process starts (fault mode)
-K_LD_GRANT = 9  # link down granted: transfer
-K_LD_XFER = 10  # link down transfer done
-K_LD_LAT = 11  # link down latency done
 K_DEV_GRANT = 12  # device unit granted
 K_DEV_DONE = 13  # device service done
-K_LU_GRANT = 14
-K_LU_XFER = 15
-K_LU_LAT = 16
 K_RELEASE = 17  # a resource's Release event processed: grant the head waiter
-K_ATT_END = 18  # the attempt process's end processed (fault mode)
-K_COND = 19  # the attempt | failed condition processed (fault mode)
-K_FAILOVER = 20  # failover timeout done: retry at the front of the host queue
-K_PATH_FAILED = 21  # a path's "failed" event processed
-K_PE_START = 22
-K_PE_FAIL = 23
-K_PE_RESTORE = 24
 K_ARR_START = 25
 K_ARR_NEXT = 26
 K_FINISH = 27
 # steps only ever run inline (never queued)
 K_ISSUE = 40
-K_ACQUIRE = 41  # request a path (back of the queue)
-K_ATT_RUN = 42  # path attempt body from the top
-K_LD_LATSTEP = 43
 K_DEV_ARRIVE = 44
 K_DEV_FINISHED = 45
-K_LU_LATSTEP = 46
-K_ATT_FINISH = 47
 K_BR_FINISH = 48
 K_THINK_ISSUE = 49
-K_ACQ = 50  # enter the host queue (front or back)
-K_DISPATCH = 51  # Multipath._dispatch, then on to k_after
-K_ATT_DONE = 52
 K_DEV_QUEUE = 53  # cloud: past the token buckets, FIFO for a unit
 K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
 # SSD (SsdModel): the serve process, its per-die read processes, the host link
@@ -83,6 +61,34 @@ K_SSD_AFTERCH = 161  # inline: after the channel: a read is done, a program take
 K_SSD_PROG = 162  # program time (with GC's extra die time) spent
 K_SSD_SPAWN = 163  # inline: one process per die the request's pages live on, in page order
 K_SSD_RSLOT = 164  # a read die process waited for room in the read buffer: now the channel
+# the path below the block layer (Multipath, Link; fast_path_steps): a block request's host
+# queue and path slot (x: the request), its attempt across the link (x: the attempt), fault
+# mode's attempt processes and conditions, the scheduled path failures (x: the failure)
+K_P_FIRST, K_P_LAST = 176, 207  # the path's block
+K_BR_NR = 176  # nr_requests slot granted: request a path
+K_BR_PATH = 177  # a path granted by multipath
+K_ATT_START = 178  # a path attempt process starts (fault mode)
+K_LD_GRANT = 179  # link down granted: transfer
+K_LD_XFER = 180  # link down transfer done
+K_LD_LAT = 181  # link down latency done
+K_LU_GRANT = 182  # link up granted: transfer
+K_LU_XFER = 183  # link up transfer done
+K_LU_LAT = 184  # link up latency done
+K_ATT_END = 185  # the attempt process's end processed (fault mode)
+K_COND = 186  # the attempt | failed condition processed (fault mode)
+K_FAILOVER = 187  # failover timeout done: retry at the front of the host queue
+K_PATH_FAILED = 188  # a path's "failed" event processed
+K_PE_START = 189  # a scheduled path failure's process starts
+K_PE_FAIL = 190  # the path fails
+K_PE_RESTORE = 191  # the path is restored
+K_ACQUIRE = 192  # inline: request a path (back of the queue)
+K_ATT_RUN = 193  # inline: the path attempt's body from the top
+K_LD_LATSTEP = 194  # inline: the link's latency down
+K_LU_LATSTEP = 195  # inline: the link's latency up
+K_ATT_FINISH = 196  # inline: the attempt is done: its path slot
+K_ACQ = 197  # inline: enter the host queue (front or back)
+K_DISPATCH = 198  # inline: Multipath._dispatch, then on to k_after
+K_ATT_DONE = 199  # inline: the attempt's end
 # HDD (HddModel): the serve process (x: the attempt) and the actuator process (x: 0)
 K_HDD_FIRST, K_HDD_LAST = 64, 79  # the HDD's block (80: the host's shared CPUs)
 K_HDD_TAG = 64  # an NCQ tag granted: the command overhead
@@ -155,6 +161,8 @@ DEV_RAID = 4
 DEV_ARRAY = 5  # (over RAID groups)
 # ctl slots (int64 scalars shared with helpers)
 (C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC, C_WH, C_WC, C_RR, C_OVF, C_IH, C_IC) = range(12)
+# (fault mode) free path attempts, and the path-failure waiters' next registration number
+C_ATFREE, C_REGSEQ = 12, 13
 # FifoSpace instances (SsdModel's write and read buffers)
 SP_WRITE, SP_READ = 0, 1
 SP_RAID = 2  # the RAID controller's write-back cache (bytes)

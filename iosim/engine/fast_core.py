@@ -46,7 +46,7 @@ __all__ = [
 # these (multipath's host queue, the SSD's idle dies), numbered in iosim.engine.fast.
 C_HN, C_SEQ, C_UH, C_UC, C_FH, C_FC = range(6)
 C_OVF = 9  # set to 1 when a pool or a ring is full: the run is redone with more room
-NCTL = 12
+NCTL = 14
 # resource table columns
 R_CAP, R_USERS, R_QBASE, R_QCAP, R_QHEAD, R_QCOUNT, R_NOWAIT = range(7)
 #: next_event's answer when nothing is left to run
