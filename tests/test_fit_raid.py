@@ -71,6 +71,20 @@ def test_the_corpus_md_sweep_names_its_four_member_disks():
     assert fio_members(load_curve(mx).points) is None
 
 
+@pytest.mark.skipif(not MD, reason="../shared/corpus not present")
+def test_a_one_disk_model_of_an_md_sweep_points_to_the_raid_model():
+    """The md127 sweep with --model hdd (one head: its IOPS cannot grow with depth, and md's
+    do 7x): the fit says the data name an array and which model fits one."""
+    res = fit(load_curve(MD), model="hdd", ios=2000)
+    hint = [w for w in res.warnings if "md array" in w]
+    assert hint == ["the data name an md array, md127 over 4 disks (sdb, sdc, sdd, sde): the "
+                    "hdd model is one disk serving it all; --model raid models the array (auto "
+                    "picks it)"]
+    mx = sorted(CORPUS.glob("fio31-mx200-randread-qd*-nj1.json"))  # one device: no hint
+    assert not [w for w in fit(load_curve(mx), model="hdd", ios=2000).warnings
+                if "md array" in w]
+
+
 def test_disk_util_without_members_is_not_an_array():
     assert fio_members([]) is None
     lone = type("R", (), {"extra": {"disk_util": [{"name": "md1", "read_ios": 3}]}})()

@@ -490,6 +490,12 @@ def fit(
                if m in p.measured and not (m == "iops" and p.workload.open_loop)]
     if model in ("hdd", "hdd-ncq"):
         _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
+        members = fio_members(curve.points if hasattr(curve, "points") else list(curve))
+        if members is not None:  # one disk's model for an array's sweep
+            warnings.append(
+                f"the data name an md array, {members[0]} over {len(members[1])} disks "
+                f"({', '.join(members[1])}): the {model} model is one disk serving it all; "
+                "--model raid models the array (auto picks it)")
     flat0 = None if mdl.simulated else _Flat.of(base)
     cal_kw = dict(fit_ios=fit_ios, seed=seed, engine=engine, rel_noise=rel_noise, verify=verify)
     before = list(warnings)
