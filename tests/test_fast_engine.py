@@ -214,5 +214,5 @@ def test_a_late_compile_says_why_it_was_not_done_at_set_up(monkeypatch, capsys):
                                         "member": {"kind": "ssd"}}})
     run_fast(stack, Workload(), ios=50, warmup_ios=0, seed=1)
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "a RAID of SSDs has a variant of its own, which set-up leaves " \
-        "out" in err[0] and "do it at set-up" not in err[0]
+    assert len(err) == 1 and "a RAID of SSDs, or an array of such groups, has a variant of " \
+        "its own, which set-up leaves out" in err[0] and "do it at set-up" not in err[0]

@@ -1418,8 +1418,8 @@ def _compiled_kernel(name: str, *, disk: bool, flash: bool):
 
 _kernel = _compiled_kernel("_kernel", disk=False, flash=True)
 _kernel_disk = _compiled_kernel("_kernel_disk", disk=True, flash=False)
-# RAID over SSDs: both families' steps, compiled on first use (announced; set-up compiles the
-# two above only, which every preset and notebook uses)
+# RAID over SSDs (alone or as an array's groups): both families' steps, compiled on first use
+# (announced; set-up compiles the two above only, which every preset and notebook uses)
 _kernel_all = _compiled_kernel("_kernel_all", disk=True, flash=True)
 
 
@@ -1924,7 +1924,8 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
         kernel = kernel_for(stack.device)
         # a first run without a compiled kernel says so first
         announce_compile(kernel, AT_SET_UP if kernel is not _kernel_all else
-                         "a RAID of SSDs has a variant of its own, which set-up leaves out")
+                         "a RAID of SSDs, or an array of such groups, has a variant of "
+                         "its own, which set-up leaves out")
         if trace is not None:
             trace.rewind()  # (a run again with larger pools reads the trace again)
         t0 = time.perf_counter()
