@@ -417,6 +417,12 @@ def _precision_line(seq: dict) -> str:
 
 
 def cmd_presets(args) -> int:
+    if args.name is not None:  # one preset's stack file, to copy and edit
+        if args.json:
+            print(json.dumps(presets.load(args.name)[0].to_dict()))
+        else:
+            print(presets.source(args.name), end="")
+        return 0
     cat = presets.catalogue()
     if args.json:
         print(json.dumps([{"name": n, "description": d} for n, d in cat], indent=2))
@@ -1353,7 +1359,12 @@ def _add_drive_parser(sub) -> None:
 
 
 def _add_presets_parser(sub) -> None:
-    sp = sub.add_parser("presets", help="list the preset catalogue")
+    sp = sub.add_parser("presets", help="list the preset catalogue, or print one preset's "
+                        "stack file")
+    sp.add_argument("name", nargs="?", default=None,
+                    help="a preset to print as its stack file (TOML, with its sources), a "
+                         "start for your own: iosim presets NAME > my.toml, edit, then "
+                         "iosim run --stack my.toml")
     sp.add_argument("--json", action="store_true", help="print JSON for machines")
     sp.set_defaults(func=cmd_presets)
 

@@ -587,3 +587,21 @@ def test_help_examples_are_commands_the_parser_takes():
     assert {_dotted(k): v for k, v in _parse_vary(["numjobs=16,32"]).items()} == {
         "workload.numjobs": ["16", "32"]
     }
+
+
+# -- presets NAME: a preset's stack file, the start of one's own -----------------------------
+
+
+def test_a_presets_stack_file_prints_and_runs_as_a_stack_of_ones_own(capsys, tmp_path):
+    from iosim import presets
+
+    code, out, _ = run(capsys, "presets", "hdd-7200")
+    assert code == 0 and out == presets.source("hdd-7200")  # the shipped file, comments too
+    assert out.startswith("#") and "[device]" in out
+    mine = tmp_path / "my-disk.toml"
+    mine.write_text(out.replace('scheduler = "sptf"', 'scheduler = "fifo"'), encoding="utf-8")
+    fifo = run_json(capsys, "run", "--stack", str(mine), "--iodepth", "16", "--ios", "1500")
+    sptf = run_json(capsys, "run", "--preset", "hdd-7200", "--iodepth", "16", "--ios", "1500")
+    assert fifo["iops"] < 0.8 * sptf["iops"]  # the edit took: the disk no longer reorders
+    assert run_json(capsys, "presets", "hdd-7200")["device"]["kind"] == "hdd"
+    assert_usage_error(capsys, "presets", "hdd-720", match="did you mean hdd-7200")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the stack machinery loads with the first preset, not with t
     from ..stack import Stack
     from ..workload import Workload
 
-__all__ = ["names", "load", "stack", "catalogue", "calibration", "DEFAULT"]
+__all__ = ["names", "load", "stack", "catalogue", "calibration", "source", "DEFAULT"]
 
 DEFAULT = "allflash-lun-qd4"
 
@@ -43,6 +43,15 @@ def load(name: str) -> tuple[Stack, Workload | None]:
     if not stack.name:
         stack = replace(stack, name=name)
     return stack, wl
+
+
+def source(name: str) -> str:
+    """The preset's stack file as shipped (its comments say where each figure comes from): a
+    starting point for a stack file of one's own (``iosim run --stack FILE``)."""
+    files = _files()
+    if name not in files:
+        raise SpecError(unknown_message(name, sorted(files)))
+    return files[name].read_text(encoding="utf-8")
 
 
 def unknown_message(name: str, known: list[str]) -> str:
