@@ -732,7 +732,8 @@ class Report:
             "fits' optimiser does its linear algebra with the machine's BLAS, whose kernels "
             "differ by CPU type, so a fitted sweep's row can move slightly on another CPU (this "
             "file regenerated on an Intel build machine instead of an AMD one: three sweep "
-            "rows moved by up to 0.9 points, and E6-table's winner went from hdd to "
+            "rows moved by up to 0.9 points in IOPS and mean error (2.2 in p99), and "
+            "E6-table's winner went from hdd to "
             "contention, both within 1 % of its points).",
             "",
             "Errors are 100 x (simulated - measured) / measured, in percent. A point is "

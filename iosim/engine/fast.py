@@ -1729,7 +1729,6 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
                  _idle_rng_list())
     if raid:  # (or an array of RAID sets)
         raid_args, hdd_args = _raid_args(dev, wl, streams, ip, fp, sizes, maxb, trace)
-        rd = dev.group if array else dev
         if isinstance(rd.member, CloudDevice):  # each member, and the spare, its own buckets
             sets = dev.groups if array else 1
             buckets = np.tile(_cloud_buckets(rd.member), (sets * (rd.members + 1), 1))

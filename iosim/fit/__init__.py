@@ -238,6 +238,11 @@ def _fit_raid_members(curve, kwargs: dict) -> FitResult:
     return res
 
 
+def _md_members(curve) -> tuple[str, list[str]] | None:
+    """(md device, member disks) when the curve's fio output names an md array."""
+    return fio_members(curve.points if hasattr(curve, "points") else list(curve))
+
+
 def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     """``model="auto"``: rank the candidate families by leave-one-depth-out error, fit the
     winner (see :mod:`iosim.fit.select`)."""
@@ -257,7 +262,7 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
             f"points at two or more depths (this data has {n_depths}); name a family instead, "
             f"e.g. --model generic, ssd, hdd or cloud")
     cv_kw = {k: v for k, v in kwargs.items() if k in ("rel_noise",)}
-    md = fio_members(curve.points if hasattr(curve, "points") else list(curve)) is not None
+    md = _md_members(curve) is not None
     candidates = select.candidates(pts, held, md_members=md)  # as each model declares
     rows = select.rank(curve, holdout, fit, candidates, **cv_kw)
     ok = [r for r in rows if math.isfinite(r["score"])]
@@ -431,7 +436,7 @@ def fit(
             bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed, engine=engine,
             rel_noise=rel_noise, verify=verify, shape=shape, percentiles=percentiles))
     if model == "raid" and base_stack is None and \
-            fio_members(curve.points if hasattr(curve, "points") else list(curve)) is None:
+            _md_members(curve) is None:
         return _fit_raid_members(curve, dict(
             params=params, holdout=holdout, bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed,
             engine=engine, rel_noise=rel_noise, verify=verify, shape=shape,
@@ -490,7 +495,7 @@ def fit(
                if m in p.measured and not (m == "iops" and p.workload.open_loop)]
     if model in ("hdd", "hdd-ncq"):
         _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
-        members = fio_members(curve.points if hasattr(curve, "points") else list(curve))
+        members = _md_members(curve)
         if members is not None:  # one disk's model for an array's sweep
             warnings.append(
                 f"the data name an md array, {members[0]} over {len(members[1])} disks "
