@@ -60,7 +60,6 @@ from types import SimpleNamespace
 
 import numba
 import numpy as np
-from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.typed import List
 
 from ..devices import under_workload
@@ -364,6 +363,7 @@ from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
 from .fast_stats import Levels, batch_add, hist_add, level_change
 from .jit import AT_SET_UP, announce_compile
+from .kernel_compiler import KernelCompiler
 from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
 from .trace_source import TraceSource, active_source, reading
@@ -1384,24 +1384,13 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
 
 
 # Names the kernel assigns a constant and other values to (event kinds, statuses, counters,
-# flags): numba would type each as the literal it first sees; without SSA renaming (below) they
-# need their type said. Every name keeps one type in the kernel.
+# flags): numba would type each as the literal it first sees; without SSA renaming
+# (kernel_compiler.KernelCompiler) they need their type said. Every name keeps one type.
 _LOCALS = {name: numba.int64 for name in (
     "k", "status", "k_after", "act", "a_code", "a_res", "tr_next", "tr_base", "tr_nout",
     "dv", "h", "si")}
 _LOCALS.update({name: numba.boolean for name in (
     "measuring", "finished", "acq_front", "is_read")})
-
-
-class _KernelCompiler(CompilerBase):
-    """numba's nopython pipeline without its SSA reconstruction: on the kernel (one function
-    of a few thousand IR statements) that pass alone took a fifth of the compile, and the
-    kernel gives each name one type, so it needs no renaming (LLVM builds its own SSA form).
-    The engines' equality tests compare every field with SimPy's."""
-
-    def define_pipelines(self):
-        self.state.flags.enable_ssa = False
-        return [DefaultPassBuilder.define_nopython_pipeline(self.state)]
 
 
 def _compiled_kernel(name: str, *, disk: bool, flash: bool):
@@ -1413,7 +1402,7 @@ def _compiled_kernel(name: str, *, disk: bool, flash: bool):
     scope["WITH_FLASH"] = flash
     fn = types.FunctionType(_kernel_py.__code__, scope, name)
     fn.__qualname__ = name
-    return numba.njit(cache=True, pipeline_class=_KernelCompiler, locals=_LOCALS)(fn)
+    return numba.njit(cache=True, pipeline_class=KernelCompiler, locals=_LOCALS)(fn)
 
 
 _kernel = _compiled_kernel("_kernel", disk=False, flash=True)
