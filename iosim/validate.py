@@ -627,7 +627,12 @@ def run_fit_set(fs: FitSet, *, model: str = DEFAULT_MODEL, data: Path = DATA,
         row.train = spanning_depths(values)
     held = sorted(set(values) - set(row.train))
     kw: dict[str, Any] = {"ios": 2000, "fit_ios": 1000} if quick else {}
-    res = fit(curve, model=model, holdout={row.key: held} if held else None, seed=seed, **kw)
+    try:
+        res = fit(curve, model=model, holdout={row.key: held} if held else None, seed=seed,
+                  **kw)
+    except SpecError as exc:  # a family that cannot fit this sweep (--model): say so, go on
+        row.skipped = f"model {model} refuses this sweep: {exc}"
+        return row
     row.chosen = res.model  # with model="auto": the family its cross-validation chose
     row.points = res.points
     row.warnings = list(res.warnings)

@@ -200,3 +200,15 @@ def test_closed_form_calibrations_follow_from_the_data():
         mean, mdev = (float(ioping[volume][k]) / 1e6 for k in ("lat_mean_us", "lat_mdev_us"))
         assert dev.latency.mean_s == pytest.approx(mean)
         assert dev.latency.scv == pytest.approx((mdev / mean) ** 2, abs=0.001)
+
+
+def test_a_model_that_refuses_a_sweep_skips_its_row_and_the_run_goes_on(tmp_path):
+    """`iosim validate --model generic` meets the read/write-mix sweep, which one service time
+    cannot fit: that row says why, the other rows still run."""
+    out = tmp_path / "v.md"
+    assert cli.main(["validate", "--quick", "--model", "generic", "--only",
+                     "kvm-virtio-rwmix,E4", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| kvm-virtio-rwmix |"))
+    assert "skipped: model generic refuses this sweep: fit: the fitted points mix" in row
+    assert "| E4 | `cloud-essd-1m` | derivation |" in text
