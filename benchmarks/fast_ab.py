@@ -4,8 +4,9 @@ the A/B figure for a change to the kernel (run it on two checkouts, one after th
     .venv/bin/python benchmarks/fast_ab.py TREE KEY [IOS]
 
 TREE is a checkout's root (its ``iosim`` is imported, compiled there on first use), KEY a row's
-key (hdd, raid5_hdd, raid0_wbc, array, ssd, cloud, raid0_cloud, raid10_ssd). Prints the best of
-three runs of IOS (default 100,000) I/Os after a short warm run.
+key (ref: the reference stack; hdd, raid5_hdd, raid0_wbc, array, ssd, cloud, raid0_cloud,
+raid10_ssd). Prints the best of three runs of IOS (default 100,000) I/Os after a short warm
+run.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def main(argv: list[str]) -> int:
     if not fast.__file__.startswith(tree):
         print(f"fast_ab: imported {fast.__file__}, not {tree}'s", file=sys.stderr)
         return 2
-    stacks = {key: sw for _, key, sw in rows.device_stacks()}
+    stacks = {"ref": rows.reference(), **{key: sw for _, key, sw in rows.device_stacks()}}
     if argv[1] not in stacks:
         print(f"fast_ab: no row {argv[1]!r} (rows: {', '.join(stacks)})", file=sys.stderr)
         return 2

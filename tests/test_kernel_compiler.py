@@ -7,7 +7,7 @@ import copy
 import numba
 import numpy as np
 import pytest
-from numba.core import analysis, inline_closurecall, ir_utils
+from numba.core import analysis, codegen, inline_closurecall, ir_utils
 from numba.core.compiler import run_frontend
 from numba.core.postproc import VariableLifetime
 
@@ -80,6 +80,7 @@ def test_kernel_compiler_compiles_what_numba_compiles(monkeypatch):
     copy-free inliner did the inlining; numba's own functions are back in place after."""
     calls = []
     inline = kc._FreshIRInliner.inline_function
+    optimize_functions = codegen.CPUCodeLibrary._optimize_functions
 
     def counted(self, *a, **kw):
         calls.append(a[3].__name__)
@@ -95,3 +96,4 @@ def test_kernel_compiler_compiles_what_numba_compiles(monkeypatch):
     assert ir_utils.compute_live_map is not kc.live_map_bits
     assert inline_closurecall.copy is copy
     assert inline_closurecall.InlineWorker is not kc._FreshIRInliner
+    assert codegen.CPUCodeLibrary._optimize_functions is optimize_functions

@@ -1,8 +1,8 @@
 """numba's nopython pipeline, made quicker for the fast kernel: one function of several
 thousand IR statements into which some fifty step functions are inlined.
 
-Three of numba's costs grow with the size of such a function, and none changes what is
-compiled (the engines' equality tests compare every field with SimPy's):
+Four costs grow with the size of such a function; cutting them changes nothing the compiled
+code computes (the engines' equality tests compare every field with SimPy's):
 
 - **SSA reconstruction** is left out: the kernel gives each name one type (``fast._LOCALS``),
   so it needs no renaming; LLVM builds its own SSA form.
@@ -15,6 +15,13 @@ compiled (the engines' equality tests compare every field with SimPy's):
   same least fixed point, exactly, in a fraction of the time (``live_map_bits``; the disk variant
   spent ~25 s in the set version's reaching-definitions loop). It is installed only while a
   kernel compiles.
+- **LLVM's scalar replacement (SROA) of the kernel's records**: numba reads a field of a
+  named tuple (``hs.hd_i``) by loading the whole tuple from its stack slot and extracting the
+  field; the kernel does that some thousand times on records of up to a few hundred numbers,
+  and SROA, the first of numba's function passes, split every such load into one per number
+  before promoting them (24 of the disk variant's 32 s of function passes). A CFG
+  simplification and an instruction-combining pass run first (``_simplified_first``) turn each
+  load-then-extract into a load of the one field: the function passes then take ~15 s.
 
 Measured on the disk variant, cold cache, this 2-core machine: see ``docs/architecture.md``.
 """
@@ -24,7 +31,8 @@ from __future__ import annotations
 import contextlib
 import copy as _copy
 
-from numba.core import analysis, inline_closurecall, ir_utils
+import llvmlite.binding as llvm
+from numba.core import analysis, codegen, inline_closurecall, ir_utils
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
 from numba.core.inline_closurecall import InlineWorker
@@ -109,6 +117,35 @@ def _bit_liveness():
         analysis.compute_live_map, ir_utils.compute_live_map = saved
 
 
+def _simplify_first(module, data_layout, tm) -> None:
+    """A CFG simplification and an instruction combining over each function of ``module``
+    (both standard, semantics-preserving LLVM passes), before numba's function passes."""
+    module.data_layout = data_layout
+    for func in module.functions:
+        if func.is_declaration:
+            continue
+        fpm = llvm.create_new_function_pass_manager()
+        fpm.add_simplify_cfg_pass()
+        fpm.add_instruction_combine_pass()
+        fpm.run(func, tm)
+
+
+@contextlib.contextmanager
+def _simplified_first():
+    """numba's function passes preceded by :func:`_simplify_first` for the duration."""
+    saved = codegen.CPUCodeLibrary._optimize_functions
+
+    def optimize_functions(self, ll_module):
+        _simplify_first(ll_module, self._codegen._data_layout, self._codegen._pass_builder())
+        return saved(self, ll_module)
+
+    codegen.CPUCodeLibrary._optimize_functions = optimize_functions
+    try:
+        yield
+    finally:
+        codegen.CPUCodeLibrary._optimize_functions = saved
+
+
 class _NoDeepCopy:
     """Stands in for the ``copy`` module inside numba's ``inline_ir``: its "deep copies" of a
     callee's IR return the IR itself (see the module's docstring for why that is safe)."""
@@ -167,13 +204,14 @@ def _untyped_pipeline(state, name="untyped"):
 
 class KernelCompiler(CompilerBase):
     """numba's nopython pipeline without SSA reconstruction, with the copy-free inliner and,
-    while it runs, the bit-set liveness (see the module's docstring)."""
+    while it runs, the bit-set liveness and LLVM's simplification before numba's function
+    passes (see the module's docstring)."""
 
     def define_pipelines(self):
         self.state.flags.enable_ssa = False
         return [_swap_inliner(DefaultPassBuilder.define_nopython_pipeline(self.state))]
 
     def _compile_core(self):
-        with _bit_liveness():
+        with _bit_liveness(), _simplified_first():
             return super()._compile_core()
 
