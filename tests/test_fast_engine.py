@@ -130,7 +130,7 @@ def test_compile_cache_is_keyed_on_the_shared_physics(tmp_path):
     key covers them, so editing one of them recompiles instead of running stale code."""
     names = {p.name for p in fast_cache.DEPENDS}
     assert {"fast.py", "dists.py", "generic.py", "cloud.py", "ssd.py", "recorder.py",
-            "fast_codes.py", "fast_hdd.py", "raid.py"} <= names
+            "fast_codes.py", "fast_hdd.py", "raid.py", "kernel_compiler.py"} <= names
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")
     b.write_text("y = 1\n")

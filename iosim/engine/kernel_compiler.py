@@ -24,12 +24,17 @@ code computes (the engines' equality tests compare every field with SimPy's):
   load-then-extract into a load of the one field: the function passes then take ~15 s.
 
 Measured on the disk variant, cold cache, this 2-core machine: see ``docs/architecture.md``.
+
+The last three reach into numba's internals (numba 0.68). Each is used only when
+:data:`SUPPORTED` finds the internals it needs as it expects them; with another numba a
+missing one means numba's own (slower) way for that part, never a failed compile.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy as _copy
+import inspect
 
 import llvmlite.binding as llvm
 from numba.core import analysis, codegen, inline_closurecall, ir_utils
@@ -38,7 +43,38 @@ from numba.core.compiler_machinery import register_pass
 from numba.core.inline_closurecall import InlineWorker
 from numba.core.untyped_passes import InlineInlinables
 
-__all__ = ["KernelCompiler", "live_map_bits"]
+__all__ = ["KernelCompiler", "SUPPORTED", "live_map_bits"]
+
+
+def _params(fn) -> list[str]:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def _supported() -> dict[str, bool]:
+    """Which speed-ups this numba's internals allow (see the module's docstring)."""
+    run_pass = getattr(InlineInlinables, "run_pass", None)
+    return {
+        "inliner": (getattr(inline_closurecall, "copy", None) is _copy
+                    and "InlineWorker" in getattr(getattr(run_pass, "__code__", None),
+                                                  "co_names", ())
+                    and _params(InlineWorker.inline_ir)[:6]
+                    == ["self", "caller_ir", "block", "i", "callee_ir", "callee_freevars"]
+                    and hasattr(InlineWorker, "run_untyped_passes")),
+        "liveness": all(_params(f) == ["cfg", "blocks", "var_use_map", "var_def_map"]
+                        for f in (getattr(analysis, "compute_live_map", None),
+                                  getattr(ir_utils, "compute_live_map", None))),
+        "simplify": (_params(getattr(codegen.CPUCodeLibrary, "_optimize_functions", None))
+                     == ["self", "ll_module"]
+                     and hasattr(llvm, "create_new_function_pass_manager")),
+    }
+
+
+#: the speed-ups this numba allows: ``inliner`` (no deep copies), ``liveness`` (bit sets),
+#: ``simplify`` (LLVM simplification first)
+SUPPORTED = _supported()
 
 
 def live_map_bits(cfg, blocks, var_use_map, var_def_map) -> dict:
@@ -109,6 +145,9 @@ def live_map_bits(cfg, blocks, var_use_map, var_def_map) -> dict:
 def _bit_liveness():
     """numba's liveness computed by :func:`live_map_bits` for the duration (both modules that
     call it by name); restored after, even on error."""
+    if not SUPPORTED["liveness"]:
+        yield
+        return
     saved = analysis.compute_live_map, ir_utils.compute_live_map
     analysis.compute_live_map = ir_utils.compute_live_map = live_map_bits
     try:
@@ -133,6 +172,9 @@ def _simplify_first(module, data_layout, tm) -> None:
 @contextlib.contextmanager
 def _simplified_first():
     """numba's function passes preceded by :func:`_simplify_first` for the duration."""
+    if not SUPPORTED["simplify"]:
+        yield
+        return
     saved = codegen.CPUCodeLibrary._optimize_functions
 
     def optimize_functions(self, ll_module):
@@ -192,6 +234,8 @@ class InlineInlinablesFreshIR(InlineInlinables):
 
 
 def _swap_inliner(pm):
+    if not SUPPORTED["inliner"]:
+        return pm
     pm.passes = [(InlineInlinablesFreshIR, desc) if cls is InlineInlinables else (cls, desc)
                  for cls, desc in pm.passes]
     return pm
