@@ -116,8 +116,8 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
     disk's or the member's (the kernel chooses it: a list of streams passed here would be
     reference-counted at every step).
 
-    The kernel inlines it before typing, and compiles without SSA renaming (``fast``'s
-    ``_KernelCompiler``): a name given several integer constants would be typed as the first
+    The kernel inlines it before typing, and compiles without SSA renaming (``kernel_compiler``'s
+    ``KernelCompiler``): a name given several integer constants would be typed as the first
     constant and refuse the others, so every integer constant assigned here is ``I(...)``, an
     int64.
     """
