@@ -1001,6 +1001,9 @@ def cmd_fit(args) -> int:
     kw["shape"] = args.shape
     if args.format != "auto":
         kw["fmt"] = args.format
+    if args.output is not None:
+        limits.check_output(args.output, args.files, "-o")
+        kw["output"] = args.output
     return run_cli(args.files, args.model, holdout, args.json, **kw)
 
 
@@ -1546,6 +1549,9 @@ def _add_fit_parser(sub) -> None:
         "measured latency percentiles (default lognormal)",
     )
     sp.add_argument("--json", action="store_true", help="print JSON for machines (SI units)")
+    sp.add_argument("-o", "--output", metavar="FILE.toml",
+                    help="also write the calibrated stack (and the fitted workload) as a stack "
+                    "file for --stack of run, sweep, plan and replay")
     sp.add_argument("--force", action="store_true", help=_FORCE_HELP)
     sp.set_defaults(func=cmd_fit)
 

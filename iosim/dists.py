@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import limits
-from .units import UnitError, format_time, parse_time
+from .units import UnitError, format_number_exact, format_time_exact, parse_time
 
 __all__ = [
     "Distribution",
@@ -120,7 +120,7 @@ class Deterministic(Distribution):
         return self.value_s if size is None else np.full(size, self.value_s)
 
     def spec(self):
-        return format_time(self.value_s) if self.value_s else "0"
+        return format_time_exact(self.value_s) if self.value_s else "0"
 
     def scaled(self, factor):
         return Deterministic(self.value_s * factor)
@@ -146,7 +146,7 @@ class Exponential(Distribution):
         return rng.exponential(self.mean_s, size)
 
     def spec(self):
-        return f"exp:{format_time(self.mean_s)}"
+        return f"exp:{format_time_exact(self.mean_s)}"
 
     def scaled(self, factor):
         return Exponential(self.mean_s * factor)
@@ -180,7 +180,8 @@ class LogNormal(Distribution):
         return rng.lognormal(mu, sigma, size)
 
     def spec(self):
-        return f"lognormal:{format_time(self.mean_s)},scv={self.scv_value:g}"
+        scv = format_number_exact(self.scv_value)
+        return f"lognormal:{format_time_exact(self.mean_s)},scv={scv}"
 
     def scaled(self, factor):
         return LogNormal(self.mean_s * factor, self.scv_value)
@@ -212,7 +213,8 @@ class Gamma(Distribution):
         return rng.gamma(shape, scale, size)
 
     def spec(self):
-        return f"gamma:{format_time(self.mean_s)},scv={self.scv_value:g}"
+        scv = format_number_exact(self.scv_value)
+        return f"gamma:{format_time_exact(self.mean_s)},scv={scv}"
 
     def scaled(self, factor):
         return Gamma(self.mean_s * factor, self.scv_value)
@@ -248,7 +250,7 @@ class Uniform(Distribution):
         return rng.uniform(self.low_s, self.high_s, size)
 
     def spec(self):
-        return f"uniform:{format_time(self.low_s)},{format_time(self.high_s)}"
+        return f"uniform:{format_time_exact(self.low_s)},{format_time_exact(self.high_s)}"
 
     def scaled(self, factor):
         return Uniform(self.low_s * factor, self.high_s * factor)
@@ -325,7 +327,8 @@ class Quantiles(Empirical):
         return cls(tuple(float(x) for x in table), "", pts)
 
     def spec(self):
-        return "quantiles:" + ",".join(f"{p:g}={format_time(t)}" for p, t in self.points)
+        return "quantiles:" + ",".join(f"{format_number_exact(p)}={format_time_exact(t)}"
+                                       for p, t in self.points)
 
     def scaled(self, factor):
         return Quantiles.of((p, t * factor) for p, t in self.points)

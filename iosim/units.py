@@ -192,6 +192,25 @@ def format_time(seconds: float) -> str:
     return f"{seconds * 1e9:.10g}ns"
 
 
+def format_time_exact(seconds: float) -> str:
+    """:func:`format_time`'s text when :func:`parse_time` reads it back to ``seconds``
+    exactly, else the shortest text that does (a fitted 49.148023530123 us keeps its every
+    digit, so a stack written to a file reads back equal)."""
+    text = format_time(seconds)
+    if not math.isfinite(seconds) or parse_time(text) == seconds:
+        return text
+    suffix = text.lstrip("-+.0123456789e")
+    div = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}[suffix]
+    scaled = f"{seconds * div!r}{suffix}"
+    return scaled if parse_time(scaled) == seconds else f"{seconds!r}s"
+
+
+def format_number_exact(value: float) -> str:
+    """``value`` as ``{:g}`` prints it when that reads back exactly, else every digit."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
 def format_rate(bps: float) -> str:
     """Text that parse_rate reads back: a data sheet's "4GB/s" stays decimal, 4 * 2**30
     prints "4GiB/s"; anything else in MiB/s (the unit show_rate prints for people)."""

@@ -127,3 +127,32 @@ def test_fios_completion_percentiles_are_compared_as_totals_with_the_mean_submis
     r.extra["percentiles_from"] = "lat"
     (q,) = _points([r], None)
     assert q.measured["lat_p50_s"] == r.lat_p50_s
+
+
+def test_fit_writes_the_calibrated_stack_for_what_if_questions(tmp_path, capsys):
+    """``iosim fit ... -o F.toml`` writes the calibrated stack and the fitted workload: read
+    back, they are the fit's own specs (so ``iosim run --stack F.toml`` simulates what the fit
+    predicts, number for number), and the comments say what was fitted on which points."""
+    from iosim import Workload, simulate
+    from iosim.cli import main
+    from iosim.stack import load_toml
+
+    f = tmp_path / "points.csv"
+    f.write_text("qd,iops,lat_mean_ms\n1,1000,1.0\n4,3000,1.33\n16,4000,4.0\n")
+    out = tmp_path / "mine.toml"
+    assert main(["fit", str(f), "--model", "generic", "--ios", "500", "--holdout", "qd=4",
+                 "-o", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    text = out.read_text()
+    assert "on points.csv" in text and "fitted points (outstanding I/Os): 1, 16; held out: 4" \
+        in text and "# device.service = " in text
+    stack, wl = load_toml(out)
+    res = fit(load_curve([f]), model="generic", holdout={"qd": [4]}, ios=500)
+    assert stack == res.stack and wl == res.workload
+    at8 = Workload(**{**res.workload.to_dict(), "iodepth": 8})
+    assert simulate(stack, at8, ios=2000, seed=4).to_dict() == \
+        res.predict(at8, ios=2000, seed=4).to_dict()
+    # the output may not be an input: one line, exit 2, the input intact
+    assert main(["fit", str(f), "--model", "generic", "-o", str(f)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "-o" in err and "\n" not in err and f.read_text().startswith("qd,iops")

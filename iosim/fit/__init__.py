@@ -119,7 +119,9 @@ extrapolations. ``fit`` warns about both.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..results import Curve, Results
@@ -763,9 +765,10 @@ def run_cli(
     seed: int = 1,
     shape: str = "lognormal",
     fmt: str = "auto",
+    output: str | None = None,
 ) -> int:
-    """``iosim fit FILE... --model M [--holdout KEY=v,...] [--shape S] [--json]``: print the
-    fit, return 0.
+    """``iosim fit FILE... --model M [--holdout KEY=v,...] [--shape S] [--json] [-o F.toml]``:
+    print the fit (and write the calibrated stack to ``output``), return 0.
 
     ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
     and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
@@ -777,4 +780,9 @@ def run_cli(
         print(res.to_json())
     else:
         print(res.report())
+    if output is not None:
+        Path(output).write_text(res.stack_toml(sorted(Path(f).name for f in files)), encoding="utf-8")
+        print(f"wrote {output}: the calibrated stack; ask it what-if with `iosim run --stack "
+              f"{output}`, `iosim sweep`, `iosim plan` or `iosim replay` (--stack {output})",
+              file=sys.stderr if as_json else sys.stdout)
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from ..results import Curve, Results
 from ..simulate import simulate, sweep
-from ..stack import Stack, apply_overrides
+from ..stack import Stack, apply_overrides, dump_toml
 from ..units import show_count, show_number, show_rate, show_size, show_time
 from ..workload import Workload
 from .points import METRICS
@@ -93,6 +93,38 @@ class FitResult:
 
     def to_json(self) -> str:
         return json.dumps(_jsonable(self.to_dict()), allow_nan=False)
+
+    def stack_toml(self, sources: Sequence[str] = ()) -> str:
+        """The calibrated stack (and the fitted workload) as a stack file that ``iosim run``,
+        ``sweep``, ``plan`` and ``replay`` take with ``--stack``: its comments say what it was
+        fitted on (``sources``: the measured files), which points, the parameters with their
+        confidence intervals and the held-out error, so the file carries its own provenance."""
+        def depths(kind: str) -> str:
+            got = sorted({p["outstanding"] for p in self.points if p["set"] == kind})
+            return ", ".join(str(n) for n in got) or "none"
+
+        shown = ", ".join(sources) if len(sources) <= 3 else (
+            f"{sources[0]} ... {sources[-1]} ({len(sources)} files)")
+        head = [f"# fitted by `iosim fit --model {self.model}` (seed {self.seed}) on "
+                + (shown or "measured points"),
+                f"# fitted points (outstanding I/Os): {depths('fit')}; held out: "
+                f"{depths('holdout')}"]
+        for name, p in self.params.items():
+            head.append(f"# {name} = {_fmt(p.value, p.unit)} (95 % CI {_fmt(p.ci95[0], p.unit)}"
+                        f" .. {_fmt(p.ci95[1], p.unit)})" + (", at its bound" if p.at_bound
+                                                             else ""))
+        for kind in ("fit", "holdout"):
+            m = self.mape_by_set.get(kind) or {}
+            if m.get("iops") is not None or m.get("lat_mean_s") is not None:
+                shown = [f"{label} {m[key]:.1f} %" for key, label in
+                         (("iops", "IOPS"), ("lat_mean_s", "mean latency"))
+                         if m.get(key) is not None]
+                head.append(f"# {'fitted' if kind == 'fit' else 'held-out'} points' error "
+                            f"(MAPE): {', '.join(shown)}")
+        lo, hi = self.fitted_range
+        head.append(f"# a prediction outside {lo}..{hi} outstanding I/Os, or for another "
+                    "workload, extrapolates")
+        return "\n".join(head) + "\n" + dump_toml(self.stack, self.workload)
 
     # predictions ---------------------------------------------------------------------------
     def _extrapolation(self, wl: Workload) -> str | None:
