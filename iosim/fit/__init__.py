@@ -781,7 +781,8 @@ def run_cli(
     else:
         print(res.report())
     if output is not None:
-        Path(output).write_text(res.stack_toml(sorted(Path(f).name for f in files)), encoding="utf-8")
+        text = res.stack_toml(sorted(Path(f).name for f in files))
+        Path(output).write_text(text, encoding="utf-8")
         print(f"wrote {output}: the calibrated stack; ask it what-if with `iosim run --stack "
               f"{output}`, `iosim sweep`, `iosim plan` or `iosim replay` (--stack {output})",
               file=sys.stderr if as_json else sys.stdout)
