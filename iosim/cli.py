@@ -336,6 +336,9 @@ def _assumptions(stack: Stack, wl: Workload, engine: str | None = None) -> str:
         words.append(f"host overhead {show_time(stack.host.overhead.mean_s)}")
         if stack.host.cpus:
             words.append(f"on {stack.host.cpus} shared host CPU(s)")
+    if stack.pauses.on:
+        words.append(f"device pauses {show_number(stack.pauses.rate_hz)}/s of "
+                     f"{show_time(stack.pauses.duration.mean_s)}")
     if engine:
         words.append(f"engine {engine}")
     return "assumes: " + ", ".join(words)

@@ -37,6 +37,7 @@ __all__ = [
     "BlockSpec",
     "HbaSpec",
     "MultipathSpec",
+    "PauseSpec",
     "PathEvent",
     "LinkSpec",
     "POLICIES",
@@ -168,13 +169,39 @@ class LinkSpec(Spec):
         self.require(self.bandwidth_Bps > 0, "bandwidth_Bps", "> 0 bytes/s")
 
 
+@dataclass(frozen=True, kw_only=True)
+class PauseSpec(Spec):
+    """The device stops answering now and then (``iosim.engine.pauses``): pauses start at the
+    times of a Poisson process of ``rate_hz`` and last ``duration`` each; a request whose
+    service ends inside one completes when it ends. 0 Hz (the default): no pauses."""
+
+    section = "pauses"
+    rate_hz: float = fld(0.0, "float")
+    duration: Distribution = fld(Deterministic(0.0), "dist")
+
+    def validate(self):
+        self.require(math.isfinite(self.rate_hz) and 0 <= self.rate_hz <= 1e6, "rate_hz",
+                     "pauses per second, 0..1e6 (0: none)")
+        if self.rate_hz > 0 and not self.duration.mean_s > 0:
+            raise SpecError(f"pauses.duration must be a time > 0, such as 3ms, when rate_hz > "
+                            f"0 (got {self.duration.spec()})")
+
+    @property
+    def on(self) -> bool:
+        return self.rate_hz > 0
+
+
 _SECTIONS = {
     "host": HostSpec,
     "block": BlockSpec,
     "hba": HbaSpec,
     "multipath": MultipathSpec,
     "link": LinkSpec,
+    "pauses": PauseSpec,
 }
+#: sections a stack file shows only when they change something (a stack without pauses
+#: prints as it did before pauses existed)
+_SHOWN_WHEN_ON = {"pauses"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,6 +214,7 @@ class Stack:
     multipath: MultipathSpec = field(default_factory=MultipathSpec)
     link: LinkSpec = field(default_factory=LinkSpec)
     device: Any = field(default_factory=GenericDevice)
+    pauses: PauseSpec = field(default_factory=PauseSpec)
     name: str = ""
     description: str = ""
 
@@ -217,7 +245,8 @@ class Stack:
         if self.description:
             out["description"] = self.description
         for key in _SECTIONS:
-            out[key] = getattr(self, key).to_dict()
+            if key not in _SHOWN_WHEN_ON or getattr(self, key).on:
+                out[key] = getattr(self, key).to_dict()
         out["device"] = self.device.to_dict()
         return out
 

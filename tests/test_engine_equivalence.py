@@ -27,13 +27,21 @@ from iosim.engine.recorder import DEFAULT_BATCHES
 from iosim.engine.simpy_engine import run_simpy
 from iosim.engine.summary import results_of
 from iosim.simulate import open_loop_capacity_iops, simulate
-from iosim.stack import BlockSpec, HbaSpec, HostSpec, LinkSpec, MultipathSpec, Stack
+from iosim.stack import (
+    BlockSpec,
+    HbaSpec,
+    HostSpec,
+    LinkSpec,
+    MultipathSpec,
+    PauseSpec,
+    Stack,
+)
 from iosim.workload import Workload
 
 
 def make_stack(*, device=None, overhead=None, nr_requests=None, max_sectors_bytes=None, qd=None,
                paths=None, policy=None, failover_timeout_s=None, failures=None, latency_s=None,
-               bandwidth_Bps=None, cloud=None, ssd=None, cpus=None) -> Stack:
+               bandwidth_Bps=None, cloud=None, ssd=None, cpus=None, pauses=None) -> Stack:
     def given(**kw):
         return {k: v for k, v in kw.items() if v is not None}
 
@@ -55,6 +63,8 @@ def make_stack(*, device=None, overhead=None, nr_requests=None, max_sectors_byte
         device = CloudDevice(**cloud)
     else:
         device = GenericDevice(**(device or {}))
+    if pauses is not None:
+        parts["pauses"] = PauseSpec(**pauses)
     return Stack(device=device, **parts)
 
 
@@ -210,6 +220,27 @@ MATRIX = {
                                     failures=[{"path": 0, "fail_at_s": 0.02,
                                                "restore_at_s": 0.2}]),
                          Workload(rw="randrw", numjobs=6, block_size_bytes=8192)),
+    # the device's pauses (stack.pauses): a deterministic schedule against deterministic
+    # service (completions tied with a pause's end), random ones, an SSD, an open loop, a
+    # path that fails under them
+    "det-pauses": (make_stack(device=dev(4, "det:0.2ms"), pauses=dict(rate_hz=400,
+                                                                      duration="det:1ms")),
+                   Workload(numjobs=8)),
+    "pauses-exp": (make_stack(qd=16, device=dev(8, "exp:0.1ms"),
+                              pauses=dict(rate_hz=150, duration="exp:2ms")),
+                   Workload(iodepth=16, rw="randrw")),
+    "pauses-ssd": (make_stack(ssd=ssd(read_s="exp:50us"),
+                              pauses=dict(rate_hz=100, duration="lognormal:1ms,scv=0.5")),
+                   Workload(rw="randrw", numjobs=6, block_size_bytes=8192)),
+    "pauses-open": (make_stack(device=dev(4, "exp:0.5ms"),
+                               pauses=dict(rate_hz=80, duration="uniform:0.5ms,3ms")),
+                    Workload(rate_iops=4000)),
+    "pauses-path-failure": (make_stack(paths=2, qd=3, failover_timeout_s=1e-3,
+                                       failures=[{"path": 1, "fail_at_s": 0.01,
+                                                  "restore_at_s": 0.05}],
+                                       device=dev(4, "exp:0.3ms"),
+                                       pauses=dict(rate_hz=200, duration="det:0.7ms")),
+                            Workload(rw="randrw", numjobs=6)),
 }
 # every preset the fast engine runs, with its own workload
 for _name in presets.names():
@@ -219,6 +250,18 @@ for _name in presets.names():
         _wl = replace(_wl, span_bytes=min(_wl.span_bytes, _stack.device.capacity_bytes))
     if supports(_stack, _wl) is None:
         MATRIX[f"preset-{_name}"] = (_stack, _wl)
+# pauses on a disk, a RAID of disks behind its controller cache, and a RAID of SSDs
+for _name, _pz in (("hdd-7200", dict(rate_hz=20, duration="exp:15ms")),
+                   ("raid0-12x-hdd-wbc", dict(rate_hz=30, duration="det:4ms")),
+                   ("raid10-nvme", dict(rate_hz=200, duration="exp:1ms"))):
+    if _name == "raid10-nvme":
+        _ssd, _wl = presets.load("nvme-intel-750")
+        _stack = Stack.from_dict({**_ssd.to_dict(), "device": {
+            "kind": "raid", "level": "10", "members": 4, "member": _ssd.device.to_dict()}})
+    else:
+        _stack, _wl = presets.load(_name)
+    _stack = replace(_stack, pauses=PauseSpec(**_pz))
+    MATRIX[f"pauses-preset-{_name}"] = (_stack, replace(_wl, numjobs=8))
 
 
 
@@ -323,6 +366,8 @@ def stacks(draw):
         if cloud["iops_limit"] < float("inf") and draw(st.booleans()):
             cloud.update(burst_iops=3 * cloud["iops_limit"], burst_credits=100.0)
     stack = make_stack(
+        pauses=draw(st.sampled_from([None, None, dict(rate_hz=300, duration="det:0.5ms"),
+                                     dict(rate_hz=100, duration="exp:2ms")])),
         cloud=cloud,
         device=dev(draw(st.integers(1, 8)), service, media_rate_Bps=media,
                    contention=draw(st.sampled_from([0.0, 0.0, 0.1, 0.6]))),

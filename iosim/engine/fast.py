@@ -73,7 +73,7 @@ from ..devices.generic import GenericDevice, contended_s, generic_service_s
 from ..devices.hdd import RA_SIZE, HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import SsdDevice
-from ..dists import EMPIRICAL, Distribution, dist_args, sample_code
+from ..dists import EMPIRICAL, Distribution, dist_args, sample_args, sample_code
 from ..results import Results
 from ..rng import Streams
 from ..spec import SpecError, UnstableError
@@ -85,6 +85,7 @@ from . import (
     fast_core,
     fast_stats,
     path_choice,
+    pauses,
     progress,
 )
 from . import fast_cloud_steps as fcs
@@ -132,6 +133,9 @@ from .fast_codes import (
     F_PROG2_B,
     F_PROG_A,
     F_PROG_B,
+    F_PZ_A,
+    F_PZ_B,
+    F_PZ_RATE,
     F_R_BW,
     F_R_IOPS,
     F_RF,
@@ -171,6 +175,7 @@ from .fast_codes import (
     K_DEV_FINISHED,
     K_DEV_GO,
     K_DEV_GRANT,
+    K_DEV_PAUSED,
     K_DEV_QUEUE,
     K_FINISH,
     K_HDD_FIRST,
@@ -245,12 +250,14 @@ from .fast_codes import (
     P_OPEN,
     P_OVH_CODE,
     P_OVH_ON,
+    P_PAUSES,
     P_POISSON,
     P_POLICY,
     P_PROG2_CODE,
     P_PROG_CODE,
     P_PROG_SLOW,
     P_PROGRESS,
+    P_PZ_CODE,
     P_QD,
     P_RANDOM,
     P_RQCAP,
@@ -362,7 +369,7 @@ from .fast_core import (
 from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
 from .fast_stats import Levels, batch_add, hist_add, level_change
-from .jit import AT_SET_UP, announce_compile
+from .jit import AT_SET_UP, announce_compile, compiled_with
 from .kernel_compiler import KernelCompiler
 from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
@@ -378,6 +385,9 @@ __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of
 _service_s = numba.njit(inline="always")(generic_service_s)
 _contended_s = numba.njit(inline="always")(contended_s)
 _sample_code = numba.njit(inline="always")(sample_code)
+# (called once per completion, and only on a stack with pauses: not inlined)
+_pause_delay_s = compiled_with(pauses.pause_delay_s, {
+    "sample_args": compiled_with(sample_args, {"sample_code": _sample_code})})
 NBINS = LogHist().counts.shape[0]
 
 
@@ -480,7 +490,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             fail_path,
             fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
             tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done, hp, hxp, hfp, rp, rc, rcf,
-            mrngs):
+            mrngs, rng_pause, pz_samples):
     njobs = ip[P_NJOBS]
     iodepth = ip[P_IODEPTH]
     open_loop = ip[P_OPEN] != 0
@@ -601,6 +611,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rng_io = unmanaged_generator(rng_io)  # (the caller's arguments keep them alive)
     rng_dev = unmanaged_generator(rng_dev)
     rng_arr = unmanaged_generator(rng_arr)
+    # the device's pauses (stack.pauses): the schedule (pauses.new_schedule), its numbers
+    pauses_on = ip[P_PAUSES] != 0
+    rng_pause = unmanaged_generator(rng_pause)
+    pz = _um(np.full(2, -1.0), keep)
+    pz_samples = _um(pz_samples, keep)
+    pz_code, pz_rate, pz_a, pz_b = ip[P_PZ_CODE], fp[F_PZ_RATE], fp[F_PZ_A], fp[F_PZ_B]
     hp, hxp, hfp = _um(hp, keep), _um(hxp, keep), _um(hfp, keep)  # (the HDD's, per pick)
     buckets = _um(buckets, keep)  # (the cloud volume's, or each RAID member volume's)
     fp, rp, rc, rcf = _um(fp, keep), _um(rp, keep), _um(rc, keep), _um(rcf, keep)
@@ -1144,7 +1160,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
                 act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
                 k = -1
-            elif k == K_DEV_FINISHED:
+            elif k == K_DEV_FINISHED and pauses_on and _pause_delay_s(
+                    now, pz, pz_rate, pz_code, pz_a, pz_b, pz_samples, rng_pause) > 0.0:
+                # a pause holds the completion until it ends (the delay: pz[1] - now)
+                act, a_delay, a_code = 1, pz[1] - now, (x << KB) | K_DEV_PAUSED
+                k = -1
+            elif k == K_DEV_FINISHED or k == K_DEV_PAUSED:
                 level(L_DEVICE, now, -1)
                 if measuring:
                     dt = now - at_tdev[x]
@@ -1428,6 +1449,7 @@ _KNOWN = {
     "hba": {"queue_depth"},
     "multipath": {"paths", "policy", "failover_timeout_s", "failures"},
     "link": {"latency_s", "bandwidth_Bps"},
+    "pauses": {"rate_hz", "duration"},
 }
 _KNOWN_DEVICE = {
     GenericDevice: {"units", "service", "media_rate_Bps", "contention"},
@@ -1497,7 +1519,8 @@ def supports(stack: Stack, workload: Workload) -> str | None:
     extra = _field_names(workload) - _KNOWN_WORKLOAD
     if extra:
         return f"workload.{sorted(extra)[0]} is not in the fast engine"
-    for name, d in (("host.overhead", stack.host.overhead), *_device_dists(dev)):
+    for name, d in (("host.overhead", stack.host.overhead),
+                    ("pauses.duration", stack.pauses.duration), *_device_dists(dev)):
         if not _dist_ok(d):
             return f"{name} {d!r} has no numeric sampler"
     if isinstance(dev, SsdDevice):
@@ -1689,6 +1712,12 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     fp[F_SVC_B] = svc_b
     fp[F_MEDIA] = getattr(dev, "media_rate_Bps", math.inf)
     fp[F_CONTENTION] = dev.contention if isinstance(dev, GenericDevice) else 0.0
+    pz = stack.pauses  # the device's pauses: their numbers and their own stream
+    ip[P_PAUSES] = 1 if pz.on else 0
+    pz_code, fp[F_PZ_A], fp[F_PZ_B], pz_samples = dist_args(pz.duration)
+    ip[P_PZ_CODE] = pz_code
+    fp[F_PZ_RATE] = pz.rate_hz
+    rng_pause = streams["pauses"] if pz.on else _idle_rng()
     fp[F_MAXB] = maxb
     fp[F_LAT] = link.latency_s
     fp[F_BW] = link.bandwidth_Bps
@@ -1727,7 +1756,12 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
         raid_args[0][[RP_FE_CODE, RP_FE_A, RP_FE_B]] = (fe_code, fe_a, fe_b)
     return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fe_samples,
             fail_path, fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr,
-            *hdd_args, *raid_args)
+            *hdd_args, *raid_args, rng_pause, pz_samples)
+
+
+#: where the RAID counters (rc, then rcf) sit in _prepare's arguments, counted from the end:
+#: rc, rcf, mrngs, rng_pause, pz_samples
+_RC_ARG = -5
 
 
 def _ssd_params(dev: SsdDevice, ip, fp, sizes, maxb: float, owners: int, instances: int) -> None:
@@ -1989,10 +2023,10 @@ def run_fast_sim(stack: Stack, workload: Workload, *, ios: int, warmup_ios: int,
                                            "cache_writes": int(tot[T_CACHE_WRITES]),
                                            "cache_reads": int(tot[T_CACHE_READS])})
     elif isinstance(stack.device, RaidDevice):  # RaidModel's counters
-        rc, rcf = args[-3:-1]
+        rc, rcf = args[_RC_ARG:_RC_ARG + 2]
         device = SimpleNamespace(counters=_raid_counters(stack.device, rc[0], rcf[0]))
     elif isinstance(stack.device, ArrayDevice):  # ArrayModel's counters
-        rc = args[-3]
+        rc = args[_RC_ARG]
         device = SimpleNamespace(counters={name: int(rc[-1, i])
                                            for i, name in enumerate(ARRAY_COUNTERS)})
     elif isinstance(stack.device, SsdDevice):  # SsdModel's counters

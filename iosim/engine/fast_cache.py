@@ -27,6 +27,7 @@ SERVED = frozenset([_ENGINE / "fast.py", *_ENGINE.glob("fast_*_steps.py")])
 DEPENDS = sorted({
     *_ENGINE.glob("fast*.py"),
     _ENGINE / "path_choice.py",
+    _ENGINE / "pauses.py",
     _ENGINE / "kernel_compiler.py",  # (how the kernel is compiled)
     _ENGINE / "recorder.py",
     _IOSIM / "dists.py",

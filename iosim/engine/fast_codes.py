@@ -9,7 +9,7 @@ numba compiles them in as constants.
 from __future__ import annotations
 
 # -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the jobs, the block layer, the device and the cloud (6-11, 14-16, 18-24, 28, 29, 31-39,
+# 0-63: the jobs, the block layer, the device and the cloud (7-11, 14-16, 18-24, 28, 29, 31-39,
 # 41-43, 46, 47, 50-52, 54-63 free); 64-95: the HDD (80: the host's shared CPUs); 96-127: RAID
 # (124: a cloud member's tokens); 128-143: the array; 144-175: the SSD; 176-207: the path below
 # the block layer (multipath, link, failover); 208-255 free. The kernel sends each family's
@@ -24,6 +24,7 @@ K_JOB_OVH = 2  # overhead spent
 K_JOB_THINK = 3  # think time spent
 K_IO_DONE = 4  # io.done processed: the job slot resumes
 K_BR_START = 5  # a block request process starts
+K_DEV_PAUSED = 6  # the pause that held a device completion is over (stack.pauses)
 K_DEV_GRANT = 12  # device unit granted
 K_DEV_DONE = 13  # device service done
 K_RELEASE = 17  # a resource's Release event processed: grant the head waiter
@@ -181,14 +182,17 @@ COND_NONE, COND_PENDING, COND_TRIGGERED = 0, 1, 2
  P_BSIZE, P_NSIZES, P_RANDOM, P_DRAW_IO, P_IOCAP, P_RQCAP, P_ATCAP, P_NFAIL, P_MAXREQ,
  P_DEVKIND, P_SVC2_CODE, P_SSD_C, P_SSD_D, P_SSD_PLANES, P_SSD_SLOW, P_SSD_LINK,
  P_DPCAP, P_PROG_CODE, P_PROG2_CODE, P_PROG_SLOW, P_SSD_RBUFP, P_TRACE, P_PROGRESS) = range(42)
-NIP = 43
+NIP = 45
 P_HOST_CPUS = 42  # host.cpus: CPUs shared by all jobs' overhead periods (0: no shared limit)
+P_PAUSES = 43  # stack.pauses on (1) or off (0)
+P_PZ_CODE = 44  # the pauses' duration distribution: its code
 # float parameters
 (F_THINK, F_OVH_A, F_OVH_B, F_SVC_A, F_SVC_B, F_MEDIA, F_MAXB, F_LAT, F_BW, F_FO, F_GAP, F_RF,
  F_SPAN, F_ALIGN, F_SVC2_A, F_SVC2_B, F_IO_UNIT, F_R_IOPS, F_W_IOPS, F_R_BW, F_W_BW,
  F_SSD_PAGE, F_SSD_XFER, F_SSD_OVH, F_SSD_HOST_BW, F_SSD_GC, F_PROG_A, F_PROG_B, F_PROG2_A,
- F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE, F_SPEED, F_CONTENTION) = range(35)
-NFP = 35
+ F_PROG2_B, F_SSD_WBUF, F_SSD_UNIT, F_SSD_CHRATE, F_SPEED, F_CONTENTION, F_PZ_RATE, F_PZ_A,
+ F_PZ_B) = range(38)
+NFP = 38
 # RAID parameters (float array rp), counters and state (int array rc, float array rcf; the kernel
 # fills them)
 (RP_LEVEL, RP_N, RP_SU, RP_OVH, RP_CACHE, RP_DLIMIT, RP_CCOUNT, RP_CTIMEOUT, RP_MKIND,

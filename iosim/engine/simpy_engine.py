@@ -19,12 +19,14 @@ import numpy as np
 import simpy
 
 from ..devices import under_workload
+from ..dists import dist_args
 from ..rng import Streams
 from ..spec import UnstableError
 from ..stack import Stack
 from ..workload import Workload
 from . import progress
 from .path_choice import POLICY_CODES, pick_path
+from .pauses import new_schedule, pause_delay_s
 from .recorder import LogHist, TimeAvg, batches_for
 from .simpy_devices import make_device
 from .trace_source import TraceSource
@@ -226,6 +228,10 @@ class Simulation:
         self.t_end = math.nan
         self._seq_offset = 0.0
         self._rng_io = self.streams["io"]
+        # the device's pauses (stack.pauses): their schedule and its own stream
+        pz = stack.pauses
+        self._pause = None if not pz.on else (
+            new_schedule(), pz.rate_hz, *dist_args(pz.duration), self.streams["pauses"])
         sizes = workload.sizes
         self._sizes = [s for s, _ in sizes]
         self._size_p = [p for _, p in sizes]
@@ -399,6 +405,10 @@ class Simulation:
         t_dev = env.now
         rec.device_out.change(t_dev, +1)
         yield from self.device.serve(req)
+        if self._pause is not None:  # a pause holds the completion until it ends
+            hold = pause_delay_s(env.now, *self._pause)
+            if hold > 0.0:
+                yield env.timeout(hold)
         rec.device_out.change(env.now, -1)
         if rec.measuring:
             rec.device_lat.add(env.now - t_dev)
