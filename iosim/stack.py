@@ -199,9 +199,9 @@ _SECTIONS = {
     "link": LinkSpec,
     "pauses": PauseSpec,
 }
-#: sections a stack file shows only when they change something (a stack without pauses
-#: prints as it did before pauses existed)
-_SHOWN_WHEN_ON = {"pauses"}
+#: sections a stack file shows only when they differ from their defaults (a stack without
+#: pauses prints as it did before pauses existed)
+_SHOWN_WHEN_SET = {"pauses"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -245,7 +245,7 @@ class Stack:
         if self.description:
             out["description"] = self.description
         for key in _SECTIONS:
-            if key not in _SHOWN_WHEN_ON or getattr(self, key).on:
+            if key not in _SHOWN_WHEN_SET or getattr(self, key) != _SECTIONS[key]():
                 out[key] = getattr(self, key).to_dict()
         out["device"] = self.device.to_dict()
         return out

@@ -97,3 +97,12 @@ def test_the_spec_reads_back_and_says_what_is_wrong(tmp_path):
     with pytest.raises(SpecError, match="pauses.duration"):
         _one_unit("det:1ms", {"rate_hz": 5, "duration": "3"})  # a time needs its unit
     assert Stack().with_(**{"pauses.rate_hz": 15, "pauses.duration": "2ms"}).pauses.on
+
+
+def test_a_duration_without_a_rate_is_kept_for_a_sweep_of_rates():
+    """`--set pauses.duration=3ms --vary pauses.rate_hz=0,10`: the stack with the duration
+    and no rate yet keeps its duration (a sweep applies the rate to it afterwards)."""
+    waiting = Stack().with_(**{"pauses.duration": "3ms"})
+    assert not waiting.pauses.on and waiting.to_dict()["pauses"]["duration"] == "3ms"
+    assert waiting.with_(**{"pauses.rate_hz": 10}).pauses == \
+        _one_unit("det:1ms", {"rate_hz": 10, "duration": "3ms"}).pauses
