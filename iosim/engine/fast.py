@@ -385,9 +385,10 @@ __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of
 _service_s = numba.njit(inline="always")(generic_service_s)
 _contended_s = numba.njit(inline="always")(contended_s)
 _sample_code = numba.njit(inline="always")(sample_code)
-# (called once per completion, and only on a stack with pauses: not inlined)
+# (inlined: compiled apart, the two functions cost the set-up's compile a few seconds)
 _pause_delay_s = compiled_with(pauses.pause_delay_s, {
-    "sample_args": compiled_with(sample_args, {"sample_code": _sample_code})})
+    "sample_args": compiled_with(sample_args, {"sample_code": _sample_code}, inline="always")},
+    inline="always")
 NBINS = LogHist().counts.shape[0]
 
 
