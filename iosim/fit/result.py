@@ -105,8 +105,10 @@ class FitResult:
 
         shown = ", ".join(sources) if len(sources) <= 3 else (
             f"{sources[0]} ... {sources[-1]} ({len(sources)} files)")
-        head = [f"# fitted by `iosim fit --model {self.model}` (seed {self.seed}) on "
-                + (shown or "measured points"),
+        how = (f"`iosim fit --model {self.model}` (seed {self.seed})" if self.selection is None
+               else f"`iosim fit --model auto` (the {self.model} family won its leave-one-out "
+                    f"ranking; seed {self.seed})")
+        head = [f"# fitted by {how} on " + (shown or "measured points"),
                 f"# fitted points (outstanding I/Os): {depths('fit')}; held out: "
                 f"{depths('holdout')}"]
         for name, p in self.params.items():
