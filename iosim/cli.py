@@ -1522,9 +1522,10 @@ def _add_fit_parser(sub) -> None:
     )
     sp.add_argument(
         "--model",
-        required=True,
+        default="auto",
         choices=("auto", *FIT_MODELS),
-        help=f"the model to fit, one of: auto, {', '.join(FIT_MODELS)} (listed above)",
+        help=f"the model to fit, one of: auto, {', '.join(FIT_MODELS)} (listed above; "
+        "default auto: the family that predicts left-out points best)",
     )
     sp.add_argument(
         "--format",

@@ -284,6 +284,9 @@ def test_fit_passes_its_arguments(capsys, monkeypatch, tmp_path):
     code, _, _ = run(capsys, "fit", "a.csv", "--model", "hdd", "--shape", "measured")
     assert code == 0 and seen["holdout"] is None and seen["as_json"] is False
     assert seen["shape"] == "measured"
+    seen.clear()
+    code, _, _ = run(capsys, "fit", "a.json")  # no --model: the family is chosen (auto)
+    assert code == 0 and seen["model"] == "auto"
 
 
 # -- errors: one line, exit 2 ----------------------------------------------------------------
