@@ -70,7 +70,7 @@ from ..devices.cloud import (
     bucket_plan,
 )
 from ..devices.generic import GenericDevice, contended_s, generic_service_s
-from ..devices.hdd import RA_SIZE, HddDevice
+from ..devices.hdd import HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import SsdDevice
 from ..dists import EMPIRICAL, Distribution, dist_args, sample_args, sample_code
@@ -544,23 +544,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     n_ovh_samples = ovh_samples.shape[0]
     # SSD: channels x dies, the die processes' pool
     ssd = devkind == DEV_SSD
-    s_nch = ip[P_SSD_C]
-    s_dpc = ip[P_SSD_D]
-    s_ndies = s_nch * s_dpc
-    s_planes = ip[P_SSD_PLANES]
-    s_slow = ip[P_SSD_SLOW] != 0
-    s_link = ip[P_SSD_LINK] != 0
     dpcap = ip[P_DPCAP]
-    s_page = fp[F_SSD_PAGE]
-    s_xfer = fp[F_SSD_XFER]
-    s_ovh = fp[F_SSD_OVH]
-    s_hbw = fp[F_SSD_HOST_BW]
-    s_gc = fp[F_SSD_GC]
-    s_wbuf = fp[F_SSD_WBUF]  # write buffer bytes
-    s_unit = fp[F_SSD_UNIT]  # bytes of one multi-plane program
-    s_chrate = fp[F_SSD_CHRATE]  # channel bytes per second
-    s_rbufp = ip[P_SSD_RBUFP]  # read buffer pages (-1: unbounded)
-    s_pslow = ip[P_PROG_SLOW] != 0
+    s_ovh = fp[F_SSD_OVH]  # the controller's overhead
     prog_code = ip[P_PROG_CODE]
     prog2_code = ip[P_PROG2_CODE]
     prog_a = fp[F_PROG_A]
@@ -603,8 +588,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     flash = ssd or raid_ssd
     n_sd = r_groups * r_stride if raid_ssd else 1
     ocap = max(atcap, micap) if raid_ssd else atcap
-    s_rstride = s_ndies + s_nch + 2  # an instance's resources: dies, channels, link out, in
-    s_out = s_ndies + s_nch
 
     # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
     # closures); ``keep`` holds their owners until the results are copied out at the end.
@@ -628,6 +611,14 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     s_read2 = (svc2_code, svc2_a, svc2_b, svc2_samples)
     s_prog = (prog_code, prog_a, prog_b, svc_samples)
     s_prog2 = (prog2_code, prog2_a, prog2_b, svc_samples)
+    # SSD: each instance's state (fast_ssd_steps.new_ssd_state); its resources: dies,
+    # channels, the host link out and in, from r_die0 + sd * s_rstride
+    r_die0 = 2 + njobs + 2 * npaths
+    sp_m0 = 3 + r_groups  # (a RAID of SSDs: each member's two spaces from here)
+    ssd_state = fss.new_ssd_state(ip, fp, n_sd, ocap, dpcap, flash, r_die0, sp_m0, raid_ssd,
+                                  s_read, s_read2, s_prog, s_prog2, keep)
+    s_nch, s_dpc, s_ndies = ssd_state.s_nch, ssd_state.s_dpc, ssd_state.s_ndies
+    s_rstride, s_out = ssd_state.s_rstride, ssd_state.s_out
     # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
     ht = _um(np.empty(hcap), keep)
@@ -660,9 +651,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     for p in range(npaths):
         res[r_link0 + 2 * p, R_QCAP] = atcap
         res[r_link0 + 2 * p + 1, R_QCAP] = atcap
-    # SSD: each instance's dies (one process of an owner each at most), channels, the host
-    # link out and in, from r_die0 + sd * s_rstride
-    r_die0 = 2 + njobs + 2 * npaths
+    # SSD: each instance's dies (one process of an owner each at most), channels, link out, in
     if WITH_FLASH and flash:  # (each die's background programs wait for it and its channel too)
         for sd in range(n_sd):
             sb = r_die0 + sd * s_rstride
@@ -714,13 +703,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 res[r_link0 + p, R_NOWAIT] = 1
     rq = _um(np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64), keep)
 
-    # multipath
-    p_alive = _um(np.ones(npaths, np.bool_), keep)
-    p_out = _um(np.zeros(npaths, np.int64), keep)
-    p_bytes = _um(np.zeros(npaths), keep)
-    p_epoch = _um(np.zeros(npaths, np.int64), keep)
-    p_gen = _um(np.zeros(npaths, np.int64), keep)
-    wq = _um(np.empty(rqcap, np.int64), keep)
+    # multipath: the paths, the host queue, the scheduled failures (fast_path_steps)
+    paths = fps.new_paths(npaths, rqcap, fail_path, fail_at, restore_at, qd, policy, faults,
+                          link_finite, lat_s, bw, fo_s, r_link0, keep)
 
     # I/Os, block requests, path attempts (pools with free lists)
     io_read = _um(np.zeros(iocap, np.bool_), keep)
@@ -737,101 +722,42 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rq_read = _um(np.zeros(rqcap, np.bool_), keep)
     rq_off = _um(np.zeros(rqcap), keep)
     rq_tb = _um(np.zeros(rqcap), keep)
-    rq_path = _um(np.zeros(rqcap, np.int64), keep)
-    rq_epoch = _um(np.zeros(rqcap, np.int64), keep)
-    rq_att = _um(np.full(rqcap, -1, np.int64), keep)
-    rq_cond = _um(np.zeros(rqcap, np.int64), keep)
-    rq_regp = _um(np.zeros(rqcap, np.int64), keep)
-    rq_regg = _um(np.zeros(rqcap, np.int64), keep)
-    rq_regs = _um(np.zeros(rqcap, np.int64), keep)
+    requests = fps.new_requests(rq_size, rq_read, keep)
     rq_free = _um(np.arange(rqcap - 1, -1, -1).astype(np.int64), keep)
     n_rq_free = rqcap
-    at_req = _um(np.zeros(atcap, np.int64), keep)
-    at_path = _um(np.zeros(atcap, np.int64), keep)
-    at_epoch = _um(np.zeros(atcap, np.int64), keep)
-    at_size = _um(np.zeros(atcap), keep)
-    at_read = _um(np.zeros(atcap, np.bool_), keep)
+    attempts = fps.new_attempts(atcap, keep)
+    at_req, at_path, at_size, at_read = (attempts.at_req, attempts.at_path, attempts.at_size,
+                                         attempts.at_read)
     at_tdev = _um(np.zeros(atcap), keep)
-    at_state = _um(np.zeros(atcap, np.int64),
-        keep)  # fault mode: 1 ended, 2 end processed, 4 detached
-    at_free = _um(np.arange(atcap - 1, -1, -1).astype(np.int64), keep)
     ctl[C_ATFREE] = atcap
     slot_z = _um(np.zeros(max(1, nslots)), keep)
-    # SSD, per owner (an attempt, or a RAID member I/O): die processes it still waits for, its
-    # first page, pages, mode
-    so_left = _um(np.zeros(ocap, np.int64), keep)
-    so_first = _um(np.zeros(ocap, np.int64), keep)
-    so_npg = _um(np.zeros(ocap, np.int64), keep)
-    so_mode = _um(np.zeros(ocap, np.int64), keep)
     # the FifoSpaces: an SSD's (write buffer bytes, read buffer pages), each RAID set's cache,
     # the array's, then (a RAID of SSDs) each member SSD's two from sp_m0 + 2 * sd: room,
     # waiters' codes, amounts
-    sp_m0 = 3 + r_groups
     nsp = sp_m0 + (2 * n_sd if raid_ssd else 0)
     sp_free = _um(np.zeros(nsp), keep)
-    sp_free[SP_WRITE] = s_wbuf
-    sp_free[SP_READ] = float(s_rbufp)
+    sp_free[SP_WRITE] = ssd_state.s_wbuf
+    sp_free[SP_READ] = float(ssd_state.s_rbufp)
     for g in range(r_groups):
         sp_free[SP_RAID + g] = rp[RP_CACHE] if raid else 0.0
     sp_free[SP_RAID + r_groups] = rp[RP_A_CACHE] if array else 0.0
     for sd in range(n_sd if raid_ssd else 0):
-        sp_free[sp_m0 + 2 * sd] = s_wbuf
-        sp_free[sp_m0 + 2 * sd + 1] = float(s_rbufp)
+        sp_free[sp_m0 + 2 * sd] = ssd_state.s_wbuf
+        sp_free[sp_m0 + 2 * sd + 1] = float(ssd_state.s_rbufp)
     spcap = max(1, atcap, dpcap, rrcap if raid else 1, micap if raid_ssd else 1)
     sp_code = _um(np.zeros((nsp, spcap), np.int64), keep)
     sp_amt = _um(np.zeros((nsp, spcap)), keep)
     sp_hc = _um(np.zeros((nsp, 2), np.int64), keep)  # per space: head, count
-    dirty = _um(np.zeros(n_sd), keep)  # SSD: buffered bytes no die has taken yet
-    # SSD: dies with no background program (a FIFO ring per instance, channel first: its head
-    # and count) and each die's program units
-    idle_q = _um(np.zeros(n_sd * max(1, s_ndies), np.int64), keep)
-    idle_h = _um(np.zeros(n_sd, np.int64), keep)
-    idle_c = _um(np.zeros(n_sd, np.int64), keep)
-    if WITH_FLASH and flash:
-        for sd in range(n_sd):
-            for way in range(s_dpc):
-                for ch in range(s_nch):
-                    idle_q[sd * s_ndies + way * s_nch + ch] = ch * s_dpc + way
-            idle_c[sd] = s_ndies
-    die_units = _um(np.zeros(n_sd * max(1, s_ndies), np.int64), keep)
-    dp_mode = _um(np.zeros(dpcap, np.int64), keep)
-    dp_sd = _um(np.zeros(dpcap, np.int64), keep)  # SSD die processes: instance, owner, first page
-    dp_att = _um(np.zeros(dpcap, np.int64), keep)
-    dp_l0 = _um(np.zeros(dpcap, np.int64), keep)
-    dp_die = _um(np.zeros(dpcap, np.int64), keep)
-    dp_slow = _um(np.zeros(dpcap, np.bool_), keep)  # a background program unit on slow (MSB) pages
-    dp_np = _um(np.zeros(dpcap, np.int64), keep)
-    dp_room = _um(np.zeros(dpcap, np.int64), keep)  # read buffer pages a read die process holds
-    dp_bytes = _um(np.zeros(dpcap),
-        keep)  # the bytes a read die process sends across the host link
-    dp_free = _um(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep)
-    dp_nfree = _um(np.array([dpcap]), keep)  # free die processes
-    # HDD (HddModel): the host commands for the actuator and the dirty cache entries (pools,
-    # fast_hdd's layout), the operation on the media, the cache-entry waiters, the head, the
-    # read-ahead segment; hd_i: queued, dirty, free entries, actuator parked on its wake event,
-    # waiters' head and count, the attempt the media operation answers
+    # HDD (HddModel): each disk's state (fast_hdd_steps.new_hdd_state)
     hdd = devkind == DEV_HDD
     raid_hdd = raid and int(rp[RP_MKIND]) == DEV_HDD  # a RAID of disks: one state per member
     # a RAID of cloud volumes: each member (and spare) its own m_nbk rows of the token buckets
     raid_cloud = raid and int(rp[RP_MKIND]) == DEV_CLOUD
     m_nbk = int(rp[RP_MNBK]) if raid_cloud else 0
     ndisks = r_groups * r_stride if raid_hdd else 1  # (and a spare each)
-    h_wc = int(hp[fh.H_WC]) if hdd or raid_hdd else 0
     h_tags = int(rp[RP_MUNITS]) if raid_hdd else max(1, atcap)  # commands a disk holds
-    hq = _um(np.zeros((ndisks, h_tags, fh.NO)), keep)
-    hq_done = _um(np.zeros((ndisks, h_tags), np.int64), keep)
-    hdp = _um(np.zeros((ndisks, max(1, h_wc), fh.NO)), keep)
-    hdp_done = _um(np.zeros((ndisks, max(1, h_wc)), np.int64), keep)
-    h_op = _um(np.zeros((ndisks, fh.NO)), keep)
-    h_wait = _um(np.zeros((ndisks, h_tags), np.int64), keep)
-    hd_i = _um(np.zeros((ndisks, fhs.NHI), np.int64), keep)
-    hd_i[:, fhs.HI_FREE] = h_wc
-    hd_i[:, fhs.HI_PARKED] = 1  # the actuator's first step (its process start) parks it
-    h_head = _um(np.zeros((ndisks, 2)), keep)  # cylinder, surface
-    h_ra = _um(np.zeros((ndisks, fh.NRA)), keep)
-    h_ra[:, RA_SIZE] = hp[fh.H_RA]
-    # a read's media transfer time (the interface lag)
-    h_xfer = _um(np.zeros(max(atcap, micap)), keep)
+    h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
+    hdd_state = fhs.new_hdd_state(hp, hxp, hfp, ndisks, h_tags, max(atcap, micap), h_bad, keep)
     # RAID (RaidModel): ops (the attempt they answer, -1 for a destage; the request; member
     # processes still running; phase 0 reads, 1 writes; the writes planned), member I/Os (the
     # member, the I/O, the op), the plan of the op being planned, the coalescer's pending
@@ -843,41 +769,12 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     r_cache = rp[RP_CACHE]
     r_ccount = int(rp[RP_CCOUNT])
     r_ctimeout = rp[RP_CTIMEOUT]
-    ro_att = _um(np.zeros(rocap, np.int64), keep)
-    ro_off = _um(np.zeros(rocap), keep)
-    ro_size = _um(np.zeros(rocap), keep)
-    ro_read = _um(np.zeros(rocap, np.bool_), keep)
-    ro_step = _um(np.zeros(rocap, np.int64), keep)
-    ro_nr = _um(np.zeros(rocap, np.int64), keep)
-    ro_nw = _um(np.zeros(rocap, np.int64), keep)
-    ro_r = _um(np.zeros((rocap * prows, fr.NIO)), keep)
-    ro_w = _um(np.zeros((rocap * prows, fr.NIO)), keep)
-    ro_resv = _um(np.zeros(rocap, np.bool_), keep)  # the request was re-served (lost an I/O)
-    # the phase to start: its plan (0 reads, 1 writes), its I/Os
-    ro_sw = _um(np.zeros(rocap, np.int64), keep)
-    ro_scnt = _um(np.zeros(rocap, np.int64), keep)
-    # how it waits for a phase's member processes: all of them, or (a member failing under
-    # them) `doomed | failed` then the rest: processes still to end (rest, doomed), I/Os in
-    # the phase and at the failing member, doomed ended, registration order, I/Os lost
-    ro_mode = _um(np.zeros(rocap, np.int64), keep)
-    ro_left = _um(np.zeros(rocap, np.int64), keep)
-    ro_dleft = _um(np.zeros(rocap, np.int64), keep)
-    ro_cnt = _um(np.zeros(rocap, np.int64), keep)
-    ro_ndying = _um(np.zeros(rocap, np.int64), keep)
-    ro_doomed = _um(np.zeros(rocap, np.bool_), keep)
-    ro_reg = _um(np.zeros(rocap, np.int64), keep)
-    ro_lost = _um(np.zeros(rocap, np.int64), keep)
-    ro_grp = _um(np.zeros(rocap, np.int64), keep)  # its RAID set
-    ro_free = _um(np.arange(rocap - 1, -1, -1).astype(np.int64), keep)
-    ronf = _um(np.array([rocap]), keep)
+    ops = frs.new_raid_ops(rocap, prows, keep)
     mi_dev = _um(np.zeros(micap, np.int64), keep)
     mi_off = _um(np.zeros(micap), keep)
     mi_size = _um(np.zeros(micap), keep)
     mi_read = _um(np.zeros(micap, np.bool_), keep)
-    mi_ro = _um(np.full(micap, -1, np.int64), keep)
-    mi_dy = _um(np.zeros(micap, np.bool_), keep)  # at the failing member, before the failure
-    mi_free = _um(np.arange(micap - 1, -1, -1).astype(np.int64), keep)
-    rnf = _um(np.array([micap]), keep)
+    member_ios = frs.new_member_ios(micap, keep)
     prd = _um(np.zeros((prows, fr.NIO)), keep)
     pwr = _um(np.zeros((prows, fr.NIO)), keep)
     pms = _um(np.zeros((prows, fr.NIO)), keep)
@@ -893,12 +790,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rr_read = _um(np.zeros(rrcap, np.bool_), keep)
     rr_t0 = _um(np.zeros(rrcap), keep)
     rr_grp = _um(np.zeros(rrcap, np.int64), keep)
-    # the array: its destage processes (address, size)
-    ao_off = _um(np.zeros(aocap), keep)
-    ao_size = _um(np.zeros(aocap), keep)
-    ao_free = _um(np.arange(aocap - 1, -1, -1).astype(np.int64), keep)
-    aonf = _um(np.array([aocap]), keep)
-    h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
+    array_state = fas.new_array_state(rp, rc, aocap, rr_off, rr_size, rr_read, rr_t0, rr_grp,
+                                      r_groups, atcap, r_afront, fe_samples, keep)
 
     # statistics: the Recorder's histograms, time averages and batch means as arrays
     lv = _um(np.zeros((5, 4)), keep)  # per level: t_last, t0, area, busy
@@ -989,36 +882,14 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     lvs = Levels(lv, lvl, qdh, dv_busy, dv_dead)
     owners = Owners(rq_off, at_req, at_size, at_read, mi_dev, mi_off, mi_size, mi_read)
     spaces = Spaces(sp_free, sp_code, sp_amt, sp_hc)
-    ssd_state = fss.SsdState(
-        so_first, so_npg, so_mode, so_left, dirty, idle_h, idle_c, idle_q, die_units, dp_free,
-        dp_nfree, dp_mode, dp_sd, dp_att, dp_l0, dp_die, dp_slow, dp_np, dp_room, dp_bytes,
-        s_page, s_link, s_out, s_hbw, s_wbuf, s_ndies, s_nch, s_dpc, s_rbufp, s_xfer, s_chrate,
-        s_planes, s_gc, s_slow, s_pslow, s_unit, r_die0, s_rstride, sp_m0, raid_ssd, s_read,
-        s_read2, s_prog, s_prog2)
     cloud_state = fcs.CloudState(buckets, fp)
     raid_state = frs.RaidState(
         rp, rc, rcf, co_pend, rr_off, rr_size, rr_read, rr_t0, rr_grp, prd, pwr, pms, pace_s,
         r_level, r_n, r_su, r_policy, r_cache, r_ccount, r_ctimeout, r_stride, r_groups,
         r_failed, r_faults, r_live, r_mem0, r_destage, prows, micap, rocap, atcap, raid_hdd,
         raid_cloud, raid_ssd, m_nbk, s_ovh)
-    ops = frs.RaidOps(
-        ro_att, ro_off, ro_size, ro_read, ro_step, ro_nr, ro_nw, ro_r, ro_w, ro_resv, ro_sw,
-        ro_scnt, ro_mode, ro_left, ro_dleft, ro_cnt, ro_ndying, ro_doomed, ro_reg, ro_lost,
-        ro_grp, ro_free, ronf)
-    member_ios = frs.MemberIos(mi_ro, mi_dy, mi_free, rnf)
     member_draw = frs.ServiceDraw(svc_code, svc_a, svc_b, svc_samples, svc2_code, svc2_a, svc2_b,
                                   svc2_samples, media)
-    array_state = fas.ArrayState(rp, rc, ao_off, ao_size, ao_free, aonf, rr_off, rr_size, rr_read,
-                                 rr_t0, rr_grp, r_groups, atcap, r_afront, r_adestage, r_apace,
-                                 int(rp[RP_FE_CODE]), rp[RP_FE_A], rp[RP_FE_B], fe_samples)
-    paths = fps.Paths(p_alive, p_out, p_bytes, p_epoch, p_gen, wq, _um(fail_path, keep),
-                      _um(fail_at, keep), _um(restore_at, keep), npaths, qd, policy, faults,
-                      link_finite, lat_s, bw, fo_s, r_link0)
-    requests = fps.Requests(rq_size, rq_read, rq_path, rq_epoch, rq_att, rq_cond, rq_regp,
-                            rq_regg, rq_regs)
-    attempts = fps.Attempts(at_req, at_path, at_epoch, at_size, at_read, at_state, at_free)
-    hdd_state = fhs.HddState(hp, hxp, hfp, hd_i, hq, hq_done, hdp, hdp_done, h_op, h_wait,
-                            h_head, h_ra, h_xfer, h_bad)
 
     # -- run --------------------------------------------------------------------------------
     t_start = 0.0
@@ -1156,7 +1027,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             elif WITH_FLASH and K_SSD_FIRST <= k <= K_SSD_LAST:  # ---- SSD (SsdModel)
                 k, act, a_delay, a_code, a_res = fss.ssd_step(
                     k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, ssd_state, owners,
-                    tot, unmanaged_generator(mrngs[dp_sd[x]]) if raid_ssd and (
+                    tot, unmanaged_generator(mrngs[ssd_state.dp_sd[x]]) if raid_ssd and (
                         k == K_SSD_DGRANT or k == K_SSD_AFTERCH) else rng_dev)
             elif k == K_DEV_QUEUE or k == K_DEV_GO:
                 act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT

@@ -47,9 +47,13 @@ from .fast_codes import (
     RP_A_HIT,
     RP_A_MIRROR,
     RP_A_RATE,
+    RP_FE_A,
+    RP_FE_B,
+    RP_FE_CODE,
     RP_OVH,
     SP_RAID,
 )
+from .fast_core import unmanaged
 from .fast_steps import I, level, push_start, release, space_give, space_take
 
 array_group_of = numba.njit(_group_of)
@@ -66,6 +70,21 @@ ArrayState = namedtuple("ArrayState", (
     "rp", "rc", "ao_off", "ao_size", "ao_free", "aonf", "rr_off", "rr_size", "rr_read", "rr_t0",
     "rr_grp", "r_groups", "atcap", "r_afront", "r_adestage", "r_apace", "fe_code", "fe_a",
     "fe_b", "fe_samples"))
+
+
+@numba.njit(inline="always")
+def new_array_state(rp, rc, aocap, rr_off, rr_size, rr_read, rr_t0, rr_grp, r_groups, atcap,
+                    r_afront, fe_samples, keep):
+    """The array's state: ``aocap`` destage processes, all free, beside the RAID sets' requests
+    (``rr_*``, shared with :mod:`fast_raid_steps`) and its front end (cores from resource
+    ``r_afront``, then its destage slots and pace; the front end's time as ``rp`` says)."""
+    return ArrayState(rp, rc, unmanaged(np.zeros(aocap), keep),  # ao_off
+                      unmanaged(np.zeros(aocap), keep),  # ao_size
+                      unmanaged(np.arange(aocap - 1, -1, -1).astype(np.int64), keep),  # ao_free
+                      unmanaged(np.array([aocap]), keep),  # aonf
+                      rr_off, rr_size, rr_read, rr_t0, rr_grp, r_groups, atcap, r_afront,
+                      r_afront + 1, r_afront + 2, int(rp[RP_FE_CODE]), rp[RP_FE_A], rp[RP_FE_B],
+                      fe_samples)
 
 
 @numba.njit(inline="always")

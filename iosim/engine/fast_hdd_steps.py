@@ -18,7 +18,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_VALID
+from ..devices.hdd import HDD_HOST, HDD_IDLE, RA_SIZE, RA_VALID
 from .fast_codes import (
     BEYOND,
     K_DEV_FINISHED,
@@ -46,18 +46,22 @@ from .fast_codes import (
     T_MEDIA_READS,
     T_MEDIA_WRITES,
 )
+from .fast_core import unmanaged
 from .fast_hdd import (
     H_CAP,
     H_DSPTF,
     H_EFF,
     H_IFACE,
     H_OVH,
+    H_RA,
     H_RFB,
     H_RHIT,
     H_RTE,
     H_SPTF,
     H_WC,
     H_WCO,
+    NO,
+    NRA,
     O_CYL,
     O_OFF,
     O_SIZE,
@@ -94,6 +98,32 @@ NHI = 7
 HddState = namedtuple("HddState", (
     "hp", "hxp", "hfp", "hd_i", "hq", "hq_done", "hdp", "hdp_done", "h_op", "h_wait", "h_head",
     "h_ra", "h_xfer", "h_bad"))
+
+
+@numba.njit(inline="always")
+def new_hdd_state(hp, hxp, hfp, ndisks, tags, owners, h_bad, keep):
+    """The state of ``ndisks`` disks (one, or each RAID member and spare), each holding
+    ``tags`` host commands, for ``owners`` attempts or member I/Os at once; the arrays are
+    views kept alive by ``keep`` (:func:`fast_core.unmanaged`). A disk starts with its write
+    cache's entries free, its actuator parked and its read-ahead segment sized."""
+    wc = int(hp[H_WC])
+    hd_i = unmanaged(np.zeros((ndisks, NHI), np.int64), keep)
+    hd_i[:, HI_FREE] = wc
+    hd_i[:, HI_PARKED] = 1  # the actuator's first step (its process start) parks it
+    h_ra = unmanaged(np.zeros((ndisks, NRA)), keep)
+    h_ra[:, RA_SIZE] = hp[H_RA]
+    return HddState(
+        hp, hxp, hfp, hd_i,
+        unmanaged(np.zeros((ndisks, tags, NO)), keep),  # hq: queued host commands
+        unmanaged(np.zeros((ndisks, tags), np.int64), keep),
+        unmanaged(np.zeros((ndisks, max(1, wc), NO)), keep),  # hdp: dirty cache entries
+        unmanaged(np.zeros((ndisks, max(1, wc)), np.int64), keep),
+        unmanaged(np.zeros((ndisks, NO)), keep),  # h_op: the operation on the media
+        unmanaged(np.zeros((ndisks, tags), np.int64), keep),  # h_wait: cache-entry waiters
+        unmanaged(np.zeros((ndisks, 2)), keep),  # h_head: cylinder, surface
+        h_ra,
+        unmanaged(np.zeros(owners), keep),  # h_xfer: a read's media transfer (interface lag)
+        h_bad)
 
 
 @numba.njit(inline="always")

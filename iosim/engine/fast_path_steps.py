@@ -61,6 +61,7 @@ from .fast_codes import (
     L_BELOW,
     T_FAILOVERS,
 )
+from .fast_core import unmanaged
 from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_steps import level, push_now, push_start, release
 
@@ -80,6 +81,51 @@ Requests = namedtuple("Requests", (
     "rq_regs"))
 Attempts = namedtuple("Attempts", (
     "at_req", "at_path", "at_epoch", "at_size", "at_read", "at_state", "at_free"))
+
+
+@numba.njit(inline="always")
+def new_paths(npaths, rqcap, fail_path, fail_at, restore_at, qd, policy, faults, link_finite,
+              lat_s, bw, fo_s, r_link0, keep):
+    """``npaths`` live paths with nothing out, a host queue for ``rqcap`` block requests, the
+    scheduled failures (path, at, restored at) and the parameters (queue depth per path,
+    policy, fault mode, a finite link: its latency, rate, failover time, first resource); the
+    arrays are views kept alive by ``keep``."""
+    return Paths(unmanaged(np.ones(npaths, np.bool_), keep),  # p_alive
+                 unmanaged(np.zeros(npaths, np.int64), keep),  # p_out
+                 unmanaged(np.zeros(npaths), keep),  # p_bytes
+                 unmanaged(np.zeros(npaths, np.int64), keep),  # p_epoch
+                 unmanaged(np.zeros(npaths, np.int64), keep),  # p_gen
+                 unmanaged(np.empty(rqcap, np.int64), keep),  # wq: the host queue
+                 unmanaged(fail_path, keep), unmanaged(fail_at, keep),
+                 unmanaged(restore_at, keep), npaths, qd, policy, faults, link_finite, lat_s,
+                 bw, fo_s, r_link0)
+
+
+@numba.njit(inline="always")
+def new_requests(rq_size, rq_read, keep):
+    """The path's fields of the block requests whose sizes and directions are ``rq_size`` and
+    ``rq_read`` (the kernel's): none on a path or an attempt yet."""
+    n = rq_size.shape[0]
+    return Requests(rq_size, rq_read, unmanaged(np.zeros(n, np.int64), keep),  # rq_path
+                    unmanaged(np.zeros(n, np.int64), keep),  # rq_epoch
+                    unmanaged(np.full(n, -1, np.int64), keep),  # rq_att
+                    unmanaged(np.zeros(n, np.int64), keep),  # rq_cond
+                    unmanaged(np.zeros(n, np.int64), keep),  # rq_regp
+                    unmanaged(np.zeros(n, np.int64), keep),  # rq_regg
+                    unmanaged(np.zeros(n, np.int64), keep))  # rq_regs
+
+
+@numba.njit(inline="always")
+def new_attempts(atcap, keep):
+    """``atcap`` path attempts, all free (fault mode's ``at_state``: 1 ended, 2 end processed,
+    4 detached)."""
+    return Attempts(unmanaged(np.zeros(atcap, np.int64), keep),  # at_req
+                    unmanaged(np.zeros(atcap, np.int64), keep),  # at_path
+                    unmanaged(np.zeros(atcap, np.int64), keep),  # at_epoch
+                    unmanaged(np.zeros(atcap), keep),  # at_size
+                    unmanaged(np.zeros(atcap, np.bool_), keep),  # at_read
+                    unmanaged(np.zeros(atcap, np.int64), keep),  # at_state
+                    unmanaged(np.arange(atcap - 1, -1, -1).astype(np.int64), keep))  # at_free
 
 
 @numba.njit(inline="always")

@@ -109,6 +109,7 @@ from .fast_codes import (
     ST_READS,
     ST_WRITES,
 )
+from .fast_core import unmanaged
 from .fast_steps import (
     I,
     level,
@@ -152,6 +153,53 @@ MemberIos = namedtuple("MemberIos", ("mi_ro", "mi_dy", "mi_free", "rnf"))
 ServiceDraw = namedtuple("ServiceDraw", (
     "svc_code", "svc_a", "svc_b", "svc_samples", "svc2_code", "svc2_a", "svc2_b",
     "svc2_samples", "media"))
+
+
+@numba.njit(inline="always")
+def _free_list(n, keep):
+    """A pool's free list: every index, the last handed out first (views kept by ``keep``)."""
+    return unmanaged(np.arange(n - 1, -1, -1).astype(np.int64), keep)
+
+
+@numba.njit(inline="always")
+def new_raid_ops(rocap, prows, keep):
+    """``rocap`` ops, all free, each with ``prows`` rows of plan for its reads and its writes
+    (views kept alive by ``keep``)."""
+    return RaidOps(
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_att
+        unmanaged(np.zeros(rocap), keep),  # ro_off
+        unmanaged(np.zeros(rocap), keep),  # ro_size
+        unmanaged(np.zeros(rocap, np.bool_), keep),  # ro_read
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_step
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_nr
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_nw
+        unmanaged(np.zeros((rocap * prows, fr.NIO)), keep),  # ro_r
+        unmanaged(np.zeros((rocap * prows, fr.NIO)), keep),  # ro_w
+        unmanaged(np.zeros(rocap, np.bool_), keep),  # ro_resv: re-served (lost an I/O)
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_sw: the phase to start, its plan
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_scnt: its I/Os
+        # how it waits for a phase's member processes (all, or doomed | failed then the
+        # rest): processes still to end (rest, doomed), I/Os in the phase and at the failing
+        # member, doomed ended, registration order, I/Os lost, its RAID set
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_mode
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_left
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_dleft
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_cnt
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_ndying
+        unmanaged(np.zeros(rocap, np.bool_), keep),  # ro_doomed
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_reg
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_lost
+        unmanaged(np.zeros(rocap, np.int64), keep),  # ro_grp
+        _free_list(rocap, keep),
+        unmanaged(np.array([rocap]), keep))
+
+
+@numba.njit(inline="always")
+def new_member_ios(micap, keep):
+    """``micap`` member I/Os, all free, answering no op (views kept alive by ``keep``)."""
+    return MemberIos(unmanaged(np.full(micap, -1, np.int64), keep),
+                     unmanaged(np.zeros(micap, np.bool_), keep),
+                     _free_list(micap, keep), unmanaged(np.array([micap]), keep))
 
 
 @numba.njit(inline="always")

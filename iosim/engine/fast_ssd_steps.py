@@ -29,6 +29,13 @@ from ..dists import sample_args as _sample_args
 from ..dists import sample_code as _sample_code
 from .fast_codes import (
     C_OVF,
+    F_SSD_CHRATE,
+    F_SSD_GC,
+    F_SSD_HOST_BW,
+    F_SSD_PAGE,
+    F_SSD_UNIT,
+    F_SSD_WBUF,
+    F_SSD_XFER,
     K_DEV_FINISHED,
     K_M_PEND,
     K_SSD_AFTERCH,
@@ -54,6 +61,13 @@ from .fast_codes import (
     K_SSD_WBUF,
     KB,
     L_BUSY,
+    P_PROG_SLOW,
+    P_SSD_C,
+    P_SSD_D,
+    P_SSD_LINK,
+    P_SSD_PLANES,
+    P_SSD_RBUFP,
+    P_SSD_SLOW,
     SP_READ,
     SP_WRITE,
     SSD_BUFFERED,
@@ -63,6 +77,7 @@ from .fast_codes import (
     T_PAGE_PROGS,
     T_PAGE_READS,
 )
+from .fast_core import unmanaged
 from .fast_steps import (
     I,
     level,
@@ -103,6 +118,49 @@ SsdState = namedtuple("SsdState", (
     "s_ndies", "s_nch", "s_dpc", "s_rbufp", "s_xfer", "s_chrate", "s_planes", "s_gc", "s_slow",
     "s_pslow", "s_unit", "r_die0", "s_rstride", "sp_m0", "raid_ssd", "s_read", "s_read2",
     "s_prog", "s_prog2"))
+
+
+@numba.njit(inline="always")
+def new_ssd_state(ip, fp, n_sd, owners, dpcap, flash, r_die0, sp_m0, raid_ssd, s_read, s_read2,
+                  s_prog, s_prog2, keep):
+    """The state of ``n_sd`` SSD instances (one SSD, or each RAID member and spare) for
+    ``owners`` attempts or member I/Os and ``dpcap`` die processes at once, its parameters read
+    off the kernel's ``ip`` / ``fp``; the arrays are views kept alive by ``keep``. Every die
+    starts idle (``flash``: the ring of idle dies, channel first, as SsdModel queues them)."""
+    nch, dpc = ip[P_SSD_C], ip[P_SSD_D]
+    ndies = nch * dpc
+    idle_q = unmanaged(np.zeros(n_sd * max(1, ndies), np.int64), keep)
+    idle_c = unmanaged(np.zeros(n_sd, np.int64), keep)
+    if flash:
+        for sd in range(n_sd):
+            for way in range(dpc):
+                for ch in range(nch):
+                    idle_q[sd * ndies + way * nch + ch] = ch * dpc + way
+            idle_c[sd] = ndies
+    return SsdState(
+        unmanaged(np.zeros(owners, np.int64), keep),  # so_first
+        unmanaged(np.zeros(owners, np.int64), keep),  # so_npg
+        unmanaged(np.zeros(owners, np.int64), keep),  # so_mode
+        unmanaged(np.zeros(owners, np.int64), keep),  # so_left
+        unmanaged(np.zeros(n_sd), keep),  # dirty: buffered bytes no die has taken yet
+        unmanaged(np.zeros(n_sd, np.int64), keep),  # idle_h
+        idle_c, idle_q,
+        unmanaged(np.zeros(n_sd * max(1, ndies), np.int64), keep),  # die_units
+        unmanaged(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep),  # dp_free
+        unmanaged(np.array([dpcap]), keep),  # dp_nfree
+        unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_mode
+        unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_sd
+        unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_att
+        unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_l0
+        unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_die
+        unmanaged(np.zeros(dpcap, np.bool_), keep),  # dp_slow: a program on slow pages
+        unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_np
+        unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_room: read buffer pages held
+        unmanaged(np.zeros(dpcap), keep),  # dp_bytes: sent across the host link
+        fp[F_SSD_PAGE], ip[P_SSD_LINK] != 0, ndies + nch, fp[F_SSD_HOST_BW], fp[F_SSD_WBUF],
+        ndies, nch, dpc, ip[P_SSD_RBUFP], fp[F_SSD_XFER], fp[F_SSD_CHRATE], ip[P_SSD_PLANES],
+        fp[F_SSD_GC], ip[P_SSD_SLOW] != 0, ip[P_PROG_SLOW] != 0, fp[F_SSD_UNIT], r_die0,
+        ndies + nch + 2, sp_m0, raid_ssd, s_read, s_read2, s_prog, s_prog2)
 
 
 @numba.njit(inline="always")
