@@ -93,7 +93,6 @@ from . import fast_hdd as fh
 from . import fast_hdd_steps as fhs
 from . import fast_multipath as fmp
 from . import fast_path_steps as fps
-from . import fast_raid as fr
 from . import fast_raid_steps as frs
 from . import fast_ssd_steps as fss
 from .fast_codes import (
@@ -368,7 +367,14 @@ from .fast_core import (
 )
 from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
-from .fast_stats import Levels, batch_add, hist_add, level_change
+from .fast_stats import (
+    Levels,
+    batch_add,
+    hist_add,
+    level_change,
+    new_recording,
+    recording_start,
+)
 from .jit import AT_SET_UP, announce_compile, compiled_with
 from .kernel_compiler import KernelCompiler
 from .recorder import Batches, LogHist, TimeAvg, batches_for
@@ -758,59 +764,30 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     h_tags = int(rp[RP_MUNITS]) if raid_hdd else max(1, atcap)  # commands a disk holds
     h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
     hdd_state = fhs.new_hdd_state(hp, hxp, hfp, ndisks, h_tags, max(atcap, micap), h_bad, keep)
-    # RAID (RaidModel): ops (the attempt they answer, -1 for a destage; the request; member
-    # processes still running; phase 0 reads, 1 writes; the writes planned), member I/Os (the
-    # member, the I/O, the op), the plan of the op being planned, the coalescer's pending
-    # reports (the counters, the turn, the epoch and the pending count are in rc)
-    r_level = int(rp[RP_LEVEL]) if raid else 0
-    r_policy = int(rp[RP_POLICY])
-    r_su = rp[RP_SU]
-    r_ovh = rp[RP_OVH]
-    r_cache = rp[RP_CACHE]
-    r_ccount = int(rp[RP_CCOUNT])
-    r_ctimeout = rp[RP_CTIMEOUT]
+    # RAID (RaidModel): the sets, their ops and member I/Os (fast_raid_steps); a member I/O's
+    # member and range are the steps' owners (Owners)
+    raid_state = frs.new_raid_state(rp, rc, rcf, raid, r_n, r_groups, rrcap, r_failed, r_live,
+                                    r_mem0, r_destage, prows, micap, rocap, atcap, raid_hdd,
+                                    raid_cloud, raid_ssd, m_nbk, s_ovh, keep)
     ops = frs.new_raid_ops(rocap, prows, keep)
     mi_dev = _um(np.zeros(micap, np.int64), keep)
     mi_off = _um(np.zeros(micap), keep)
     mi_size = _um(np.zeros(micap), keep)
     mi_read = _um(np.zeros(micap, np.bool_), keep)
     member_ios = frs.new_member_ios(micap, keep)
-    prd = _um(np.zeros((prows, fr.NIO)), keep)
-    pwr = _um(np.zeros((prows, fr.NIO)), keep)
-    pms = _um(np.zeros((prows, fr.NIO)), keep)
-    pace_s = _um(np.zeros(1), keep)
     # each member's busy units (a failing member's are withdrawn when it dies)
     dv_busy = _um(np.zeros(max(1, ndisks, r_groups * r_stride), np.int64), keep)
     dv_dead = _um(np.zeros(max(1, ndisks, r_groups * r_stride), np.int64), keep)
-    co_pend = _um(np.zeros((r_groups, max(1, rrcap)), np.int64), keep)
-    # a request at a RAID set (RaidModel.serve): an attempt at it, or (array) an attempt's or
-    # a destage's back-end request (atcap + the destage): its address, size, direction, start
-    rr_off = _um(np.zeros(rrcap), keep)
-    rr_size = _um(np.zeros(rrcap), keep)
-    rr_read = _um(np.zeros(rrcap, np.bool_), keep)
-    rr_t0 = _um(np.zeros(rrcap), keep)
-    rr_grp = _um(np.zeros(rrcap, np.int64), keep)
-    array_state = fas.new_array_state(rp, rc, aocap, rr_off, rr_size, rr_read, rr_t0, rr_grp,
+    rs = raid_state
+    array_state = fas.new_array_state(rp, rc, aocap, rs.rr_off, rs.rr_size, rs.rr_read, rs.rr_t0,
+                                      rs.rr_grp,
                                       r_groups, atcap, r_afront, fe_samples, keep)
 
-    # statistics: the Recorder's histograms, time averages and batch means as arrays
-    lv = _um(np.zeros((5, 4)), keep)  # per level: t_last, t0, area, busy
-    lvl = _um(np.zeros(6, np.int64),
-        keep)  # per level: the level; [5]: TimeAvg's host histogram length
-    lvl[5] = 64
-    qdh = _um(np.zeros(iocap + 2), keep)
-    hist = _um(np.zeros((5, NBINS), np.int64), keep)
-    hn = _um(np.zeros(5, np.int64), keep)
-    hf = _um(np.zeros((5, 3)), keep)  # per histogram: total, min, max
-    hf[:, 1] = np.inf
-    b_sums = _um(np.zeros(nbatch), keep)
-    b_counts = _um(np.zeros(nbatch, np.int64), keep)
-    b_tend = _um(np.zeros(nbatch), keep)
-    # per batch: latency histogram (sectioning)
-    b_hist = _um(np.zeros((nbatch, NBINS), np.int32), keep)
-    cnt = _um(np.zeros(5, np.int64), keep)
-    cf = _um(np.zeros(2), keep)
-    tot = _um(np.zeros(12, np.int64), keep)
+    # statistics: the Recorder's histograms, time averages and batch means (fast_stats)
+    rec = new_recording(NBINS, nbatch, iocap + 2, keep)
+    lv, lvl, qdh, hist, hn, hf = rec.lv, rec.lvl, rec.qdh, rec.hist, rec.hn, rec.hf
+    b_sums, b_counts, b_tend, b_hist = rec.b_sums, rec.b_counts, rec.b_tend, rec.b_hist
+    cnt, cf, tot = rec.cnt, rec.cf, rec.tot
 
     # -- helpers (closures: scalar arguments only) ----------------------------------------
     # The event list and the resources are fast_core's functions over the arrays above; these
@@ -849,25 +826,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         """LogHist.add (``b``: the value's bucket)."""
         hist_add(hist, hn, hf, h, v, b)
 
-    def start(t):
-        """Recorder.start: the statistics cover the window from here on."""
-        hist[:, :] = 0
-        hn[:] = 0
-        hf[:, 0] = 0.0
-        hf[:, 1] = np.inf
-        hf[:, 2] = 0.0
-        for i in range(5):
-            level(i, t, 0)
-            lv[i, 1] = t
-            lv[i, 2] = 0.0
-            lv[i, 3] = 0.0
-        qdh[:] = 0.0
-        b_sums[:] = 0.0
-        b_counts[:] = 0
-        b_hist[:, :] = 0
-        cnt[:] = 0
-        cf[:] = 0.0
-
     def draw_service(second):
         if second:
             if svc2_code == EMPIRICAL:
@@ -883,11 +841,6 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     owners = Owners(rq_off, at_req, at_size, at_read, mi_dev, mi_off, mi_size, mi_read)
     spaces = Spaces(sp_free, sp_code, sp_amt, sp_hc)
     cloud_state = fcs.CloudState(buckets, fp)
-    raid_state = frs.RaidState(
-        rp, rc, rcf, co_pend, rr_off, rr_size, rr_read, rr_t0, rr_grp, prd, pwr, pms, pace_s,
-        r_level, r_n, r_su, r_policy, r_cache, r_ccount, r_ctimeout, r_stride, r_groups,
-        r_failed, r_faults, r_live, r_mem0, r_destage, prows, micap, rocap, atcap, raid_hdd,
-        raid_cloud, raid_ssd, m_nbk, s_ovh)
     member_draw = frs.ServiceDraw(svc_code, svc_a, svc_b, svc_samples, svc2_code, svc2_a, svc2_b,
                                   svc2_samples, media)
 
@@ -900,7 +853,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     now = 0.0
     status = OK
     if warmup == 0:
-        start(now)
+        recording_start(rec, now)
         measuring = True
         t_start = now
     rc[:, RC_FAILED_NOW] = -1  # (RAID: no member failed yet)
@@ -1005,12 +958,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     act, a_res, a_code = 2, r_afront, (x << KB) | K_A_CORE
                     k = -1
                 elif WITH_DISK and raid:  # RaidModel.serve: the controller overhead holds nothing
-                    rr_off[x] = rq_off[at_req[x]]
-                    rr_size[x] = at_size[x]
-                    rr_read[x] = at_read[x]
-                    rr_t0[x] = now
-                    rr_grp[x] = 0
-                    rc[0, RC_REQUESTS] += 1
+                    r_ovh = frs.raid_arrive(raid_state, x, rq_off[at_req[x]], at_size[x],
+                                            at_read[x], now)
                     if r_ovh > 0:
                         act, a_delay, a_code = 1, r_ovh, (x << KB) | K_R_OVH
                         k = -1
@@ -1092,7 +1041,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                             _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
                             tr_nout = 0
                     if tot[T_COMPLETED] == warmup:
-                        start(now)
+                        recording_start(rec, now)
                         measuring = True
                         t_start = now
                     if tot[T_COMPLETED] == warmup + ios and not finished:

@@ -83,6 +83,7 @@ from .fast_codes import (
     RC_RB_TURN,
     RC_RB_WAITING,
     RC_REGSEQ,
+    RC_REQUESTS,
     RC_RESERVED,
     RC_SPARE,
     RC_TURN,
@@ -97,11 +98,18 @@ from .fast_codes import (
     RCF_REBUILT_TO,
     RO_DESTAGE,
     RO_REBUILD,
+    RP_CACHE,
+    RP_CCOUNT,
+    RP_CTIMEOUT,
     RP_FAIL_AT,
+    RP_LEVEL,
+    RP_OVH,
+    RP_POLICY,
     RP_RB_RATE,
     RP_RB_START,
     RP_RB_STEP,
     RP_RB_TARGET,
+    RP_SU,
     SP_RAID,
     ST_MISSING,
     ST_RB_READS,
@@ -159,6 +167,46 @@ ServiceDraw = namedtuple("ServiceDraw", (
 def _free_list(n, keep):
     """A pool's free list: every index, the last handed out first (views kept by ``keep``)."""
     return unmanaged(np.arange(n - 1, -1, -1).astype(np.int64), keep)
+
+
+@numba.njit(inline="always")
+def new_raid_state(rp, rc, rcf, raid, r_n, r_groups, rrcap, r_failed, r_live, r_mem0, r_destage,
+                   prows, micap, rocap, atcap, raid_hdd, raid_cloud, raid_ssd, m_nbk, s_ovh,
+                   keep):
+    """The RAID sets' state (:data:`RaidState`): ``rp`` decoded, the coalescers' pending
+    reports, ``rrcap`` requests at a set (the attempts', then the array's destages), the plan
+    buffers and the rebuild's pace; the sizes as the kernel reserved them (members per set
+    ``r_n`` plus a spare, ``r_groups`` sets, ``prows`` plan rows per op, ``micap`` member
+    I/Os, ``rocap`` ops, ``atcap`` attempts); the arrays are views kept alive by ``keep``."""
+    level = int(rp[RP_LEVEL]) if raid else 0  # (a conditional in the long call numba refuses)
+    return RaidState(
+        rp, rc, rcf, unmanaged(np.zeros((r_groups, max(1, rrcap)), np.int64), keep),  # co_pend
+        unmanaged(np.zeros(rrcap), keep),  # rr_off: address in the set
+        unmanaged(np.zeros(rrcap), keep),  # rr_size
+        unmanaged(np.zeros(rrcap, np.bool_), keep),  # rr_read
+        unmanaged(np.zeros(rrcap), keep),  # rr_t0: when it reached the set
+        unmanaged(np.zeros(rrcap, np.int64), keep),  # rr_grp: the set
+        unmanaged(np.zeros((prows, fr.NIO)), keep),  # prd: the plan's reads
+        unmanaged(np.zeros((prows, fr.NIO)), keep),  # pwr: its writes
+        unmanaged(np.zeros((prows, fr.NIO)), keep),  # pms: its missing reads
+        unmanaged(np.zeros(1), keep),  # pace_s: the rebuild's
+        level, r_n, rp[RP_SU], int(rp[RP_POLICY]), rp[RP_CACHE],
+        int(rp[RP_CCOUNT]), rp[RP_CTIMEOUT], r_n + 1, r_groups, r_failed, r_failed >= 0, r_live,
+        r_mem0, r_destage, prows, micap, rocap, atcap, raid_hdd, raid_cloud, raid_ssd, m_nbk,
+        s_ovh)
+
+
+@numba.njit(inline="always")
+def raid_arrive(rs, x, off, size, is_read, now):
+    """RaidModel.serve: attempt ``x`` is a request at the (only) set, counted; returns the
+    controller's overhead it waits first (which holds nothing)."""
+    rs.rr_off[x] = off
+    rs.rr_size[x] = size
+    rs.rr_read[x] = is_read
+    rs.rr_t0[x] = now
+    rs.rr_grp[x] = 0
+    rs.rc[0, RC_REQUESTS] += 1
+    return rs.rp[RP_OVH]
 
 
 @numba.njit(inline="always")

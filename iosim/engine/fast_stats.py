@@ -19,8 +19,12 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numba
+import numpy as np
 
-__all__ = ["level_change", "hist_add", "batch_add", "HOST_LEVEL"]
+from .fast_core import unmanaged
+
+__all__ = ["level_change", "hist_add", "batch_add", "HOST_LEVEL", "Recording", "new_recording",
+           "recording_start"]
 
 #: the level whose time at each value is kept (the host queue depth)
 HOST_LEVEL = 0
@@ -71,3 +75,55 @@ def batch_add(b_sums, b_counts, b_tend, b_hist, k, bsize, lat, b, now):
 #: the Recorder's time-averaged levels (per level: t_last, t0, area, busy; the levels; the host
 #: queue-depth histogram) and each disk's or member's busy units and whether it is dead
 Levels = namedtuple("Levels", ("lv", "lvl", "qdh", "dv_busy", "dv_dead"))
+
+
+#: the Recorder's figures as arrays (see the module's docstring): the levels, the histograms,
+#: the batch means; ``cnt`` (measured completions per kind), ``cf`` (measured bytes: all, at the
+#: block layer) and ``tot`` (run counters, never reset: issued, completed, the status ...)
+Recording = namedtuple("Recording", (
+    "lv", "lvl", "qdh", "hist", "hn", "hf", "b_sums", "b_counts", "b_tend", "b_hist", "cnt", "cf",
+    "tot"))
+
+
+@numba.njit(inline="always")
+def new_recording(nbins, nbatch, depths, keep):
+    """An empty :data:`Recording` of five levels and five histograms of ``nbins`` buckets,
+    ``nbatch`` batches and a host queue-depth histogram of ``depths`` entries (views kept alive
+    by ``keep``, :func:`fast_core.unmanaged`)."""
+    lvl = unmanaged(np.zeros(6, np.int64), keep)  # the levels; [5]: TimeAvg's histogram length
+    lvl[5] = 64
+    hf = unmanaged(np.zeros((5, 3)), keep)  # per histogram: total, min, max
+    hf[:, 1] = np.inf
+    return Recording(unmanaged(np.zeros((5, 4)), keep), lvl,  # lv: t_last, t0, area, busy
+                     unmanaged(np.zeros(depths), keep),  # qdh
+                     unmanaged(np.zeros((5, nbins), np.int64), keep),  # hist
+                     unmanaged(np.zeros(5, np.int64), keep), hf,  # hn
+                     unmanaged(np.zeros(nbatch), keep),  # b_sums
+                     unmanaged(np.zeros(nbatch, np.int64), keep),  # b_counts
+                     unmanaged(np.zeros(nbatch), keep),  # b_tend
+                     unmanaged(np.zeros((nbatch, nbins), np.int32), keep),  # b_hist (sectioning)
+                     unmanaged(np.zeros(5, np.int64), keep),  # cnt
+                     unmanaged(np.zeros(2), keep),  # cf
+                     unmanaged(np.zeros(12, np.int64), keep))  # tot
+
+
+@numba.njit(inline="always")
+def recording_start(rec, t):
+    """``Recorder.start``: the statistics cover the window from ``t`` on (the run counters
+    ``tot`` go on)."""
+    rec.hist[:, :] = 0
+    rec.hn[:] = 0
+    rec.hf[:, 0] = 0.0
+    rec.hf[:, 1] = np.inf
+    rec.hf[:, 2] = 0.0
+    for i in range(5):
+        level_change(rec.lv, rec.lvl, rec.qdh, i, t, 0)
+        rec.lv[i, 1] = t
+        rec.lv[i, 2] = 0.0
+        rec.lv[i, 3] = 0.0
+    rec.qdh[:] = 0.0
+    rec.b_sums[:] = 0.0
+    rec.b_counts[:] = 0
+    rec.b_hist[:, :] = 0
+    rec.cnt[:] = 0
+    rec.cf[:] = 0.0
