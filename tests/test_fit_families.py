@@ -1,5 +1,6 @@
 """The family-physics fits (ssd: dies with random routing), --model auto and the diagnostics."""
 
+import importlib
 import math
 
 import numpy as np
@@ -474,3 +475,33 @@ def test_a_raid_member_with_contention_is_refused_in_one_line():
     with pytest.raises(SpecError, match="contention 0"):
         Stack.from_dict({"device": {"kind": "raid", "level": "0", "members": 2,
                                     "member": {"kind": "generic", "contention": 0.2}}})
+
+
+def test_families_cross_validated_at_once_rank_as_one_at_a_time(monkeypatch):
+    """The families' leave-one-depth-out fits run in forked workers on a machine with two or
+    more CPUs; each family's row is what the serial loop computes, in the same order."""
+    curve = _measure(_ssd(16, 80e-6, 12e-6), [1, 4, 16, 64])
+    cands = ("ssd", "contention", "cloud")
+    monkeypatch.setattr(select, "_workers", lambda n: 2)
+    together = select.cross_validate_all(curve, None, fit, cands)
+    monkeypatch.setattr(select, "_workers", lambda n: 1)
+    alone = select.cross_validate_all(curve, None, fit, cands)
+    assert [r["model"] for r in together] == list(cands)
+    assert together == alone
+    assert all(math.isfinite(r["score"]) for r in together)
+
+
+def test_the_surrogates_convolution_keeps_the_terms_that_count():
+    """The compiled log-space convolution (terms far below a sum's largest left out) against
+    the plain numpy one over every term, on the stations the surrogate convolves: an SSD's
+    dies with random routing, a delay (infinite servers), a bucket (one server)."""
+    sg = importlib.import_module("iosim.fit.surrogate")  # (iosim.fit.surrogate: a function)
+    n = 257
+    for service, units, delay in ((100e-6, 32, 20e-6), (1e-3, 4, 1e-4), (13e-3, 2, 1e-5)):
+        a = theory.random_routing_log_factors(service, units, n - 1)
+        for b in (sg._log_f_servers(delay, math.inf, n - 1),
+                  sg._log_f_servers(delay, 1.0, n - 1)):
+            fast, ref = sg._conv(a, b), sg._conv_numpy(a, b)
+            assert np.array_equal(np.isfinite(fast), np.isfinite(ref))
+            ok = np.isfinite(ref)
+            assert np.max(np.abs(fast[ok] - ref[ok]) / np.maximum(1.0, np.abs(ref[ok]))) < 1e-12

@@ -15,7 +15,13 @@ reports the parameter counts beside them.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
+import sys
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ..spec import SpecError
@@ -146,12 +152,74 @@ def declared_family(curve) -> tuple[str, str, str] | None:
     return fam, ", ".join(sorted(names)), why
 
 
+#: what the forked workers of :func:`cross_validate_all` cross-validate: (curve, holdout,
+#: fit function, keywords), set by the parent just before it forks them
+_JOB: tuple | None = None
+
+
+def _cv_job(model: str) -> dict:
+    curve, holdout, fit_fn, kw = _JOB
+    return cross_validate(curve, model, holdout, fit_fn, **kw)
+
+
+def _workers(n_tasks: int) -> int:
+    """Processes to cross-validate ``n_tasks`` families in: one per CPU this process may use,
+    on Linux (forked workers inherit the compiled engine), only from a process with one
+    thread (a fork copies no other thread, nor releases the locks they hold: a Jupyter
+    kernel's output threads, say) and never inside a daemonic process (a multiprocessing
+    pool's worker may not have children). Else one: the families one after the other."""
+    if n_tasks < 2 or not sys.platform.startswith("linux"):
+        return 1
+    if threading.active_count() > 1 or multiprocessing.current_process().daemon:
+        return 1
+    return max(1, min(n_tasks, len(os.sched_getaffinity(0))))
+
+
+def _load_engine(models: Sequence[str]) -> None:
+    """Load (or compile) the fast engine the simulated families' fits run on, once, in this
+    process, so that forked workers inherit it instead of each loading it again."""
+    from ..simulate import simulate
+    from ..workload import Workload
+
+    for name in models:
+        if MODELS[name].simulated:
+            simulate(MODELS[name].stack(), Workload(), ios=20, warmup_ios=0, seed=1)
+
+
+def cross_validate_all(curve, holdout, fit_fn, candidates: Sequence[str], **kw) -> list[dict]:
+    """:func:`cross_validate` of every candidate, in the candidates' order. On a machine with
+    two or more CPUs the families are cross-validated at once in forked processes, the
+    simulated families (the slowest) first; each family's rows do not depend on where they
+    are computed (the same data, fits and seeds), so the result is the serial one."""
+    global _JOB
+    workers = _workers(len(candidates))
+    if workers > 1:
+        order = sorted(range(len(candidates)), key=lambda i: not MODELS[candidates[i]].simulated)
+        _load_engine(candidates)
+        _JOB = (curve, holdout, fit_fn, kw)
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
+                                     ) as pool:
+                got = list(pool.map(_cv_job, [candidates[i] for i in order]))
+        except (OSError, BrokenProcessPool):  # no processes to be had: one at a time here
+            got = None
+        finally:
+            _JOB = None
+        if got is not None:
+            rows: list[Any] = [None] * len(candidates)
+            for i, row in zip(order, got, strict=True):
+                rows[i] = row
+            return rows
+    return [cross_validate(curve, m, holdout, fit_fn, **kw) for m in candidates]
+
+
 def rank(curve, holdout, fit_fn, candidates: Sequence[str] = CANDIDATES, **kw) -> list[dict]:
-    """Cross-validate every candidate and sort by score (best first). When the best families
+    """Cross-validate every candidate (:func:`cross_validate_all`) and sort by score (best
+    first). When the best families
     are tied (scores within :data:`TIE_GAP`) and the device's name says which family it is
     (:func:`declared_family`), that family goes first among the tied ones, its row marked
     ``tie_break`` with the reason: the data cannot decide, what the device is can."""
-    rows = [cross_validate(curve, m, holdout, fit_fn, **kw) for m in candidates]
+    rows = cross_validate_all(curve, holdout, fit_fn, candidates, **kw)
     rows = sorted(rows, key=lambda r: (r["score"], r["params"]))
     declared = declared_family(curve)
     if declared is None or not math.isfinite(rows[0]["score"]):

