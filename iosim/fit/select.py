@@ -189,12 +189,14 @@ def _load_engine(models: Sequence[str]) -> None:
 def cross_validate_all(curve, holdout, fit_fn, candidates: Sequence[str], **kw) -> list[dict]:
     """:func:`cross_validate` of every candidate, in the candidates' order. On a machine with
     two or more CPUs the families are cross-validated at once in forked processes, the
-    simulated families (the slowest) first; each family's rows do not depend on where they
+    slowest first; each family's rows do not depend on where they
     are computed (the same data, fits and seeds), so the result is the serial one."""
     global _JOB
     workers = _workers(len(candidates))
     if workers > 1:
-        order = sorted(range(len(candidates)), key=lambda i: not MODELS[candidates[i]].simulated)
+        # the longest first: simulated families, then those with more parameters to fit
+        order = sorted(range(len(candidates)), key=lambda i: (
+            not MODELS[candidates[i]].simulated, -len(MODELS[candidates[i]].params)))
         _load_engine(candidates)
         _JOB = (curve, holdout, fit_fn, kw)
         try:
