@@ -356,6 +356,7 @@ from .fast_core import (
     Owners,
     Spaces,
     bucket_of,
+    free_list,
     free_owners,
     heap_pop,
     res_release,
@@ -721,7 +722,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     io_slot = _um(np.zeros(iocap, np.int64), keep)
     io_off = _um(np.zeros(iocap), keep)
     io_idx = _um(np.zeros(iocap, np.int64), keep)  # trace replay: the request's index in the trace
-    io_free = _um(np.arange(iocap - 1, -1, -1).astype(np.int64), keep)
+    io_free = free_list(iocap, keep)
     n_io_free = iocap
     rq_io = _um(np.zeros(rqcap, np.int64), keep)
     rq_size = _um(np.zeros(rqcap), keep)
@@ -729,7 +730,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     rq_off = _um(np.zeros(rqcap), keep)
     rq_tb = _um(np.zeros(rqcap), keep)
     requests = fps.new_requests(rq_size, rq_read, keep)
-    rq_free = _um(np.arange(rqcap - 1, -1, -1).astype(np.int64), keep)
+    rq_free = free_list(rqcap, keep)
     n_rq_free = rqcap
     attempts = fps.new_attempts(atcap, keep)
     at_req, at_path, at_size, at_read = (attempts.at_req, attempts.at_path, attempts.at_size,

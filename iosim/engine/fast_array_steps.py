@@ -53,7 +53,7 @@ from .fast_codes import (
     RP_OVH,
     SP_RAID,
 )
-from .fast_core import unmanaged
+from .fast_core import free_list, unmanaged
 from .fast_steps import I, level, push_start, release, space_give, space_take
 
 array_group_of = numba.njit(_group_of)
@@ -80,7 +80,7 @@ def new_array_state(rp, rc, aocap, rr_off, rr_size, rr_read, rr_t0, rr_grp, r_gr
     ``r_afront``, then its destage slots and pace; the front end's time as ``rp`` says)."""
     return ArrayState(rp, rc, unmanaged(np.zeros(aocap), keep),  # ao_off
                       unmanaged(np.zeros(aocap), keep),  # ao_size
-                      unmanaged(np.arange(aocap - 1, -1, -1).astype(np.int64), keep),  # ao_free
+                      free_list(aocap, keep),  # ao_free
                       unmanaged(np.array([aocap]), keep),  # aonf
                       rr_off, rr_size, rr_read, rr_t0, rr_grp, r_groups, atcap, r_afront,
                       r_afront + 1, r_afront + 2, int(rp[RP_FE_CODE]), rp[RP_FE_A], rp[RP_FE_B],

@@ -94,6 +94,13 @@ def unmanaged(a, keep):
 
 
 @numba.njit(inline="always")
+def free_list(n, keep):
+    """A pool of ``n``'s free list (a view kept alive by ``keep``): every index, the last
+    handed out first, so index 0 is taken first."""
+    return unmanaged(np.arange(n - 1, -1, -1).astype(np.int64), keep)
+
+
+@numba.njit(inline="always")
 def free_owners(keep):
     """The end of the views made with ``keep``: their owners are freed here. (Popped one by
     one: numba 0.68's ``list.clear()`` does not release the items, which leaked every run's

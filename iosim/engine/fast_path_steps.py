@@ -61,7 +61,7 @@ from .fast_codes import (
     L_BELOW,
     T_FAILOVERS,
 )
-from .fast_core import unmanaged
+from .fast_core import free_list, unmanaged
 from .fast_multipath import mp_acquire, mp_dispatch
 from .fast_steps import level, push_now, push_start, release
 
@@ -125,7 +125,7 @@ def new_attempts(atcap, keep):
                     unmanaged(np.zeros(atcap), keep),  # at_size
                     unmanaged(np.zeros(atcap, np.bool_), keep),  # at_read
                     unmanaged(np.zeros(atcap, np.int64), keep),  # at_state
-                    unmanaged(np.arange(atcap - 1, -1, -1).astype(np.int64), keep))  # at_free
+                    free_list(atcap, keep))  # at_free
 
 
 @numba.njit(inline="always")

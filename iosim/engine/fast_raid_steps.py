@@ -117,7 +117,7 @@ from .fast_codes import (
     ST_READS,
     ST_WRITES,
 )
-from .fast_core import unmanaged
+from .fast_core import free_list, unmanaged
 from .fast_steps import (
     I,
     level,
@@ -161,12 +161,6 @@ MemberIos = namedtuple("MemberIos", ("mi_ro", "mi_dy", "mi_free", "rnf"))
 ServiceDraw = namedtuple("ServiceDraw", (
     "svc_code", "svc_a", "svc_b", "svc_samples", "svc2_code", "svc2_a", "svc2_b",
     "svc2_samples", "media"))
-
-
-@numba.njit(inline="always")
-def _free_list(n, keep):
-    """A pool's free list: every index, the last handed out first (views kept by ``keep``)."""
-    return unmanaged(np.arange(n - 1, -1, -1).astype(np.int64), keep)
 
 
 @numba.njit(inline="always")
@@ -238,7 +232,7 @@ def new_raid_ops(rocap, prows, keep):
         unmanaged(np.zeros(rocap, np.int64), keep),  # ro_reg
         unmanaged(np.zeros(rocap, np.int64), keep),  # ro_lost
         unmanaged(np.zeros(rocap, np.int64), keep),  # ro_grp
-        _free_list(rocap, keep),
+        free_list(rocap, keep),
         unmanaged(np.array([rocap]), keep))
 
 
@@ -247,7 +241,7 @@ def new_member_ios(micap, keep):
     """``micap`` member I/Os, all free, answering no op (views kept alive by ``keep``)."""
     return MemberIos(unmanaged(np.full(micap, -1, np.int64), keep),
                      unmanaged(np.zeros(micap, np.bool_), keep),
-                     _free_list(micap, keep), unmanaged(np.array([micap]), keep))
+                     free_list(micap, keep), unmanaged(np.array([micap]), keep))
 
 
 @numba.njit(inline="always")

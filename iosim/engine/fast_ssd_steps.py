@@ -77,7 +77,7 @@ from .fast_codes import (
     T_PAGE_PROGS,
     T_PAGE_READS,
 )
-from .fast_core import unmanaged
+from .fast_core import free_list, unmanaged
 from .fast_steps import (
     I,
     level,
@@ -146,7 +146,7 @@ def new_ssd_state(ip, fp, n_sd, owners, dpcap, flash, r_die0, sp_m0, raid_ssd, s
         unmanaged(np.zeros(n_sd, np.int64), keep),  # idle_h
         idle_c, idle_q,
         unmanaged(np.zeros(n_sd * max(1, ndies), np.int64), keep),  # die_units
-        unmanaged(np.arange(dpcap - 1, -1, -1).astype(np.int64), keep),  # dp_free
+        free_list(dpcap, keep),  # dp_free
         unmanaged(np.array([dpcap]), keep),  # dp_nfree
         unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_mode
         unmanaged(np.zeros(dpcap, np.int64), keep),  # dp_sd
