@@ -69,11 +69,11 @@ from ..devices.cloud import (
     CloudDevice,
     bucket_plan,
 )
-from ..devices.generic import GenericDevice, contended_s, generic_service_s
+from ..devices.generic import GenericDevice
 from ..devices.hdd import HddDevice
 from ..devices.raid import RAID_PHASES, RaidDevice, raid_level_code, raid_plan_rows
 from ..devices.ssd import SsdDevice
-from ..dists import EMPIRICAL, Distribution, dist_args, sample_args, sample_code
+from ..dists import EMPIRICAL, Distribution, dist_args
 from ..results import Results
 from ..rng import Streams
 from ..spec import SpecError, UnstableError
@@ -85,12 +85,13 @@ from . import (
     fast_core,
     fast_stats,
     path_choice,
-    pauses,
     progress,
 )
 from . import fast_cloud_steps as fcs
+from . import fast_device_steps as fdev
 from . import fast_hdd as fh
 from . import fast_hdd_steps as fhs
+from . import fast_host_steps as fhost
 from . import fast_multipath as fmp
 from . import fast_path_steps as fps
 from . import fast_raid_steps as frs
@@ -163,33 +164,16 @@ from .fast_codes import (
     K_A_CORE,
     K_A_FIRST,
     K_A_LAST,
-    K_ACQUIRE,
-    K_ARR_NEXT,
-    K_ARR_START,
-    K_BR_FINISH,
-    K_BR_NR,
-    K_BR_START,
     K_DEV_ARRIVE,
-    K_DEV_DONE,
-    K_DEV_FINISHED,
     K_DEV_GO,
-    K_DEV_GRANT,
-    K_DEV_PAUSED,
+    K_DEV_LAST,
     K_DEV_QUEUE,
     K_FINISH,
     K_HDD_FIRST,
     K_HDD_LAST,
     K_HDD_LOOP,
     K_HDD_TAG,
-    K_IO_DONE,
-    K_ISSUE,
-    K_JOB_CPU,
-    K_JOB_HOST,
-    K_JOB_OVH,
-    K_JOB_THINK,
-    K_JOB_TOP,
-    K_LU_GRANT,
-    K_LU_LATSTEP,
+    K_HOST_LAST,
     K_M_GRANT,
     K_P_FIRST,
     K_P_LAST,
@@ -200,14 +184,12 @@ from .fast_codes import (
     K_R_FSTART,
     K_R_LAST,
     K_R_OVH,
-    K_RELEASE,
     K_SSD_AFTERCH,
     K_SSD_DGRANT,
     K_SSD_FIRST,
     K_SSD_FORK,
     K_SSD_LAST,
     K_SSD_OVH,
-    K_THINK_ISSUE,
     KB,
     KMASK,
     L_BELOW,
@@ -277,7 +259,6 @@ from .fast_codes import (
     R_NOWAIT,
     R_QBASE,
     R_QCAP,
-    R_USERS,
     RC_CACHED,
     RC_DESTAGES,
     RC_FAILED_NOW,
@@ -348,62 +329,39 @@ from .fast_codes import (
     T_STATUS,
     T_THROTTLED,
     TR_NONE,
-    TR_OPEN,
-    TR_VALIDATE,
 )
 from .fast_core import (
     Events,
     Owners,
     Spaces,
-    bucket_of,
-    free_list,
     free_owners,
     heap_pop,
-    res_release,
     res_request,
-    res_trigger,
     ring_pop,
-    ring_push,
     unmanaged_generator,
+    unmanaged_list,
 )
 from .fast_core import schedule as fc_schedule
 from .fast_core import unmanaged as _um
 from .fast_stats import (
+    NBINS,
     Levels,
-    batch_add,
-    hist_add,
+    hist_bucket,
     level_change,
     new_recording,
-    recording_start,
 )
-from .jit import AT_SET_UP, announce_compile, compiled_with
+from .fast_steps import push_start
+from .jit import AT_SET_UP, announce_compile
 from .kernel_compiler import KernelCompiler
 from .recorder import Batches, LogHist, TimeAvg, batches_for
 from .summary import results_of
-from .trace_source import TraceSource, active_source, reading
+from .trace_source import TraceSource, reading
 
 __all__ = ["supports", "run_fast", "run_fast_sim", "FastSimulation", "results_of"]
 
 # the compile cache that knows the shared physics: engine/fast_cache.py
 
-# -- the shared functions, compiled ------------------------------------------------------------
-# (the two called for every I/O are inlined into the kernel: 3 % faster on the simplest stack)
-
-_service_s = numba.njit(inline="always")(generic_service_s)
-_contended_s = numba.njit(inline="always")(contended_s)
-_sample_code = numba.njit(inline="always")(sample_code)
-# (inlined: compiled apart, the two functions cost the set-up's compile a few seconds)
-_pause_delay_s = compiled_with(pauses.pause_delay_s, {
-    "sample_args": compiled_with(sample_args, {"sample_code": _sample_code}, inline="always")},
-    inline="always")
-NBINS = LogHist().counts.shape[0]
-
-
-@numba.njit(inline="always")
-def _bucket(value_s):
-    """recorder.bucket_index, read off the float's bits (fast_core.bucket_of; tested equal)."""
-    return bucket_of(value_s, NBINS)
-
+_bucket = hist_bucket  # (recorder.bucket_index off the float's bits; tested equal)
 
 
 # what a cloud request pays each token bucket (the "what" of bucket_plan)
@@ -433,43 +391,13 @@ MAX_OPEN_BACKLOG = 1 << 20
 PROGRESS_EVERY = 1 << 20
 
 
-def _progress_tick(done: int) -> None:
-    progress.tick(done)
-
-
-# -- the trace a replay streams in (``engine.trace_source``) -------------------------------------
-# The kernel reads the trace from fixed buffers and writes completions to fixed buffers; when
-# one runs out, it calls the source being read (``trace_source.reading``) through object mode.
-
-
-TRACE_REFILL, TRACE_FLUSH = range(2)
-
-
-def _trace_op(op: int, a: int, t0: float) -> int:
-    """Refill the input buffers from request ``a`` on (their count), or hand ``a``
-    completions to the source (``t0``: when request 0 was issued)."""
-    if op == TRACE_REFILL:
-        return active_source().refill(a)
-    active_source().flush(a, t0)
-    return 0
-
-
-@numba.njit(cache=True)
-def _trace_call(op, a, t0):
-    # one object-mode block for all the kernel's calls (each block costs memory when loaded)
-    with numba.objmode(got="int64"):
-        got = _trace_op(op, a, t0)
-    return got
-
-
 # -- the compiled event loop ---------------------------------------------------------------------
-# The helpers are closures over the kernel's arrays, taking only scalars, and call the small
-# inlined functions of fast_core, fast_stats and fast_multipath. The arrays are views without
-# an owner (fast_core.unmanaged): numba reference-counted every array at every inlined closure
-# call (~45 % of the run time in perf) and would do the same for the inlined functions' array
-# arguments. Functions that are not inlined and take arrays stay slow (each array is passed as
-# seven scalars): keep them off the per-event path.
-
+# The kernel keeps the event loop and what ties the stack together; each part's steps and state
+# are in its own module (fast_host_steps, fast_path_steps, fast_device_steps and a module per
+# family), all inlined into it. Its state arrays are views without an owner
+# (fast_core.unmanaged): numba reference-counted every array at every inlined call (~45 % of
+# the run time in perf). Functions that are not inlined and take arrays stay slow (each array
+# is passed as seven scalars): keep them off the per-event path.
 
 
 @numba.njit(cache=True)
@@ -485,6 +413,85 @@ def _rng_list_add(lst, g):
     lst.append(g)
 
 
+@numba.njit(inline="always")
+def _new_resources(ip, njobs, iodepth, npaths, qd, faults, nr_on, atcap, rqcap, ssd_state,
+                   n_sd, ocap, dpcap, flash, raid, array, rp, r_groups, r_stride, rocap, micap,
+                   prows, r_n, aocap, keep):
+    """The resource table (``fast_core``'s columns) and its waiters' rings: 0 the device's
+    units, 1 nr_requests, 2.. each job's CPU, then per path the link down and up; an SSD's
+    (each member SSD's) dies, channels and host link out and in; RAID: each set's destage
+    slots, each member's units (or NCQ tags), the array's front-end cores, destage slots and
+    destage pace; last, the host's shared CPUs. Returns (table, rings, first die, first
+    destage slot, first member, the array's first)."""
+    nslots = njobs * iodepth
+    s_rstride, s_ndies, s_nch, s_dpc = (ssd_state.s_rstride, ssd_state.s_ndies,
+                                        ssd_state.s_nch, ssd_state.s_dpc)
+    r_link0 = 2 + njobs
+    r_die0 = 2 + njobs + 2 * npaths
+    nres = r_die0 + (n_sd * s_rstride if flash else 0) + (
+        (r_groups * (1 + r_stride) + 3) if raid else 0) + 1
+    res = _um(np.zeros((nres, 7), np.int64), keep)
+    res[:, R_CAP] = 1
+    res[:, R_QCAP] = 1
+    res[0, R_CAP] = ip[P_UNITS]
+    res[0, R_QCAP] = atcap
+    res[1, R_CAP] = max(1, ip[P_NR])
+    res[1, R_QCAP] = rqcap
+    for j in range(njobs):
+        res[2 + j, R_QCAP] = iodepth
+    for p in range(npaths):
+        res[r_link0 + 2 * p, R_QCAP] = atcap
+        res[r_link0 + 2 * p + 1, R_QCAP] = atcap
+    # SSD: each instance's dies (one process of an owner each at most), channels, link out, in
+    if flash:  # (each die's background programs wait for it and its channel too)
+        for sd in range(n_sd):
+            sb = r_die0 + sd * s_rstride
+            for d in range(s_ndies):
+                res[sb + d, R_QCAP] = ocap + 1
+            for c in range(s_nch):
+                res[sb + s_ndies + c, R_QCAP] = (ocap + 1) * s_dpc
+            res[sb + ssd_state.s_out, R_QCAP] = dpcap  # (read die processes cross it one by one)
+            res[sb + ssd_state.s_out + 1, R_QCAP] = ocap
+    r_destage = r_die0 + (n_sd * s_rstride if flash else 0)
+    r_mem0 = r_destage + r_groups
+    r_afront = r_mem0 + r_groups * r_stride
+    if raid:
+        for g in range(r_groups):
+            res[r_destage + g, R_CAP] = int(rp[RP_DLIMIT])
+            res[r_destage + g, R_QCAP] = rocap
+        for dv in range(r_groups * r_stride):  # (and a spare)
+            res[r_mem0 + dv, R_CAP] = int(rp[RP_MUNITS])
+            res[r_mem0 + dv, R_QCAP] = min(micap, rocap * (prows // r_n + 1))
+        res[r_afront, R_CAP] = max(1, int(rp[RP_A_UNITS]))
+        res[r_afront, R_QCAP] = atcap
+        res[r_afront + 1, R_CAP] = max(1, int(rp[RP_A_DLIMIT]))  # destage slots
+        res[r_afront + 1, R_QCAP] = aocap
+        res[r_afront + 2, R_QCAP] = aocap  # destage pace
+    host_cpus = ip[P_HOST_CPUS]  # the host's shared CPUs (last: the others stay as they were)
+    res[nres - 1, R_CAP] = max(1, host_cpus)
+    res[nres - 1, R_QCAP] = max(1, nslots)
+    for r in range(1, nres):
+        res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
+    # A resource that can never have a waiter (more slots than possible holders) has inert
+    # Release events: processing one serves nobody, so they need not be queued at all.
+    maxreq = ip[P_MAXREQ]  # block requests that can exist at once (-1: no bound, open loop)
+    if nr_on and maxreq >= 0 and res[1, R_CAP] >= maxreq:
+        res[1, R_NOWAIT] = 1
+    if not faults:  # (an attempt orphaned by a path failure holds the device past its slot)
+        at_device = npaths * qd
+        if nr_on:
+            at_device = min(at_device, res[1, R_CAP])
+        if maxreq >= 0:
+            at_device = min(at_device, maxreq)
+        if res[0, R_CAP] >= at_device:
+            res[0, R_NOWAIT] = 1
+        if qd <= 1:
+            for p in range(2 * npaths):
+                res[r_link0 + p, R_NOWAIT] = 1
+    rq = _um(np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64), keep)
+    return res, rq, r_destage, r_mem0, r_afront
+
+
 # The kernel is compiled twice (``_compiled_kernel``): with the disk families' steps (HDD,
 # RAID, the array: WITH_DISK) or with the flash ones (SSD, cloud: WITH_FLASH). Each flag is a
 # compile-time constant, so the other family's steps are dead code numba drops: they made the
@@ -495,82 +502,26 @@ WITH_FLASH = True
 
 
 def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fe_samples,
-            fail_path,
-            fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, tr_arr, tr_off,
-            tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done, hp, hxp, hfp, rp, rc, rcf,
-            mrngs, rng_pause, pz_samples):
+               fail_path, fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs,
+               tr_arr, tr_off, tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done, hp, hxp,
+               hfp, rp, rc, rcf, mrngs, rng_pause, pz_samples):
     njobs = ip[P_NJOBS]
     iodepth = ip[P_IODEPTH]
-    open_loop = ip[P_OPEN] != 0
-    poisson = ip[P_POISSON] != 0
-    ovh_on = ip[P_OVH_ON] != 0
-    serial = ip[P_SERIAL] != 0
-    ovh_code = ip[P_OVH_CODE]
-    svc_code = ip[P_SVC_CODE]
-    nr_on = ip[P_NR_ON] != 0
     qd = ip[P_QD]
     npaths = ip[P_NPATHS]
-    policy = ip[P_POLICY]
     faults = ip[P_FAULTS] != 0
     link_finite = ip[P_LINK_FINITE] != 0
-    ios = ip[P_IOS]
-    warmup = ip[P_WARMUP]
-    nbatch = ip[P_NBATCH]
-    bsize = ip[P_BSIZE]
-    nsizes = ip[P_NSIZES]
-    rnd = ip[P_RANDOM] != 0
-    draw_io = ip[P_DRAW_IO] != 0
     iocap = ip[P_IOCAP]
     rqcap = ip[P_RQCAP]
     atcap = ip[P_ATCAP]
     nfail = ip[P_NFAIL]
-    think = fp[F_THINK]
-    ovh_a = fp[F_OVH_A]
-    ovh_b = fp[F_OVH_B]
-    svc_a = fp[F_SVC_A]
-    svc_b = fp[F_SVC_B]
-    media = fp[F_MEDIA]
-    contention = fp[F_CONTENTION]
-    maxb = fp[F_MAXB]
-    lat_s = fp[F_LAT]
-    bw = fp[F_BW]
-    fo_s = fp[F_FO]
-    gap_s = fp[F_GAP]
-    rf = fp[F_RF]
-    span = fp[F_SPAN]
-    align = fp[F_ALIGN]
     nslots = njobs * iodepth
-    n_svc_samples = svc_samples.shape[0]
-    n_svc2_samples = svc2_samples.shape[0]
     devkind = ip[P_DEVKIND]
-    svc2_code = ip[P_SVC2_CODE]  # cloud: the writes' latency distribution
-    svc2_a = fp[F_SVC2_A]
-    svc2_b = fp[F_SVC2_B]
     nbk = buckets.shape[0]  # cloud token buckets: rate, capacity, cost code, tokens, t_last
     throttle_s = 0.0
-    n_ovh_samples = ovh_samples.shape[0]
-    # SSD: channels x dies, the die processes' pool
     ssd = devkind == DEV_SSD
-    dpcap = ip[P_DPCAP]
-    s_ovh = fp[F_SSD_OVH]  # the controller's overhead
-    prog_code = ip[P_PROG_CODE]
-    prog2_code = ip[P_PROG2_CODE]
-    prog_a = fp[F_PROG_A]
-    prog_b = fp[F_PROG_B]
-    prog2_a = fp[F_PROG2_A]
-    prog2_b = fp[F_PROG2_B]
-    # trace replay: the I/Os come from the tr_* buffers, in order (TraceSource): request
-    # tr_next is at tr_next - tr_base while tr_next < tr_n; completions go to tr_done/tr_issue/
-    # tr_lat (request, issue time, latency), handed over when full
-    tr_mode = ip[P_TRACE]
-    progress_every = ip[P_PROGRESS]  # completions between progress reports (0: none)
-    tr_n = ip[P_IOS] + ip[P_WARMUP] if tr_mode != TR_NONE else 0
-    tr_speed = fp[F_SPEED]
-    tr_next = 0
-    tr_base = 0
-    tr_nout = 0
-    tr_t0 = 0.0  # when request 0 was issued
-    tr_len = _trace_call(TRACE_REFILL, 0, 0.0) if tr_n > 0 else 0
+    dpcap = ip[P_DPCAP]  # the SSD's die processes at once
+    s_ovh = fp[F_SSD_OVH]  # the SSD's controller overhead
 
     # RAID: ops (a request's or a destage's RaidModel._execute) and their member I/Os; an
     # array runs one RAID set per group (g), each member disk (dv) at g * r_stride + member
@@ -597,147 +548,62 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     ocap = max(atcap, micap) if raid_ssd else atcap
 
     # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
-    # closures); ``keep`` holds their owners until the results are copied out at the end.
+    # step functions); ``keep`` holds their owners until the results are copied out at the end.
     keep = [np.empty(0, np.uint8)]
     rng_io = unmanaged_generator(rng_io)  # (the caller's arguments keep them alive)
     rng_dev = unmanaged_generator(rng_dev)
     rng_arr = unmanaged_generator(rng_arr)
-    # the device's pauses (stack.pauses): the schedule (pauses.new_schedule), its numbers
-    pauses_on = ip[P_PAUSES] != 0
     rng_pause = unmanaged_generator(rng_pause)
-    pz = _um(np.full(2, -1.0), keep)
-    pz_samples = _um(pz_samples, keep)
-    pz_code, pz_rate, pz_a, pz_b = ip[P_PZ_CODE], fp[F_PZ_RATE], fp[F_PZ_A], fp[F_PZ_B]
+    job_rngs = unmanaged_list(job_rngs)  # (passed to the host's steps)
     hp, hxp, hfp = _um(hp, keep), _um(hxp, keep), _um(hfp, keep)  # (the HDD's, per pick)
     buckets = _um(buckets, keep)  # (the cloud volume's, or each RAID member volume's)
     fp, rp, rc, rcf = _um(fp, keep), _um(rp, keep), _um(rc, keep), _um(rcf, keep)
     svc_samples, svc2_samples = _um(svc_samples, keep), _um(svc2_samples, keep)
     fe_samples = _um(fe_samples, keep)
-    # the page times as ssd_array_s takes them (dist_args's form; programs are never empirical)
-    s_read = (svc_code, svc_a, svc_b, svc_samples)
-    s_read2 = (svc2_code, svc2_a, svc2_b, svc2_samples)
-    s_prog = (prog_code, prog_a, prog_b, svc_samples)
-    s_prog2 = (prog2_code, prog2_a, prog2_b, svc_samples)
+    # the service times (dist_args's form): the device's (an SSD's page reads), the writes'
+    # (a cloud volume's; an SSD's slow page reads), an SSD's page programs (never empirical)
+    s_read = (ip[P_SVC_CODE], fp[F_SVC_A], fp[F_SVC_B], svc_samples)
+    s_read2 = (ip[P_SVC2_CODE], fp[F_SVC2_A], fp[F_SVC2_B], svc2_samples)
+    s_prog = (ip[P_PROG_CODE], fp[F_PROG_A], fp[F_PROG_B], svc_samples)
+    s_prog2 = (ip[P_PROG2_CODE], fp[F_PROG2_A], fp[F_PROG2_B], svc_samples)
     # SSD: each instance's state (fast_ssd_steps.new_ssd_state); its resources: dies,
     # channels, the host link out and in, from r_die0 + sd * s_rstride
     r_die0 = 2 + njobs + 2 * npaths
     sp_m0 = 3 + r_groups  # (a RAID of SSDs: each member's two spaces from here)
     ssd_state = fss.new_ssd_state(ip, fp, n_sd, ocap, dpcap, flash, r_die0, sp_m0, raid_ssd,
                                   s_read, s_read2, s_prog, s_prog2, keep)
-    s_nch, s_dpc, s_ndies = ssd_state.s_nch, ssd_state.s_dpc, ssd_state.s_ndies
-    s_rstride, s_out = ssd_state.s_rstride, ssd_state.s_out
-    # event list: heap of timed events, FIFO ring of events triggered now, ring of starts
+    # event list: heap of timed events, FIFO ring of events triggered now, ring of starts;
+    # the resources (_new_resources)
     hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
-    ht = _um(np.empty(hcap), keep)
-    hs = _um(np.empty(hcap, np.int64), keep)
-    hc = _um(np.empty(hcap, np.int64), keep)
     ucap = nslots + rqcap + atcap + dpcap + nfail + 8 + r_extra
-    uq = _um(np.empty(ucap, np.int64), keep)
-    host_cpus = ip[P_HOST_CPUS]
-    nres = 2 + njobs + 2 * npaths + (n_sd * s_rstride if flash else 0) + (
-        (r_groups * (1 + r_stride) + 3) if raid else 0) + 1
+    res, rq, r_destage, r_mem0, r_afront = _new_resources(
+        ip, njobs, iodepth, npaths, qd, faults, ip[P_NR_ON] != 0, atcap, rqcap, ssd_state,
+        n_sd, ocap, dpcap, flash, raid, array, rp, r_groups, r_stride, rocap, micap, prows, r_n,
+        aocap, keep)
+    nres = res.shape[0]
     fcap = (2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
             + 2 * r_extra)
-    fq = _um(np.empty(fcap, np.int64), keep)
-    ctl = _um(np.zeros(NCTL, np.int64), keep)
-
-    # resources: 0 device units, 1 nr_requests, 2.. job CPUs, then link down/up per path
-    r_units = 0
-    r_nr = 1
-    r_cpu0 = 2
+    ev = Events(_um(np.empty(hcap), keep), _um(np.empty(hcap, np.int64), keep),
+                _um(np.empty(hcap, np.int64), keep), _um(np.empty(ucap, np.int64), keep),
+                _um(np.empty(fcap, np.int64), keep), _um(np.zeros(NCTL, np.int64), keep), res,
+                rq)
+    ht, ctl = ev.ht, ev.ctl
     r_link0 = 2 + njobs
-    res = _um(np.zeros((nres, 7), np.int64), keep)
-    res[:, R_CAP] = 1
-    res[:, R_QCAP] = 1
-    res[r_units, R_CAP] = ip[P_UNITS]
-    res[r_units, R_QCAP] = atcap
-    res[r_nr, R_CAP] = max(1, ip[P_NR])
-    res[r_nr, R_QCAP] = rqcap
-    for j in range(njobs):
-        res[r_cpu0 + j, R_QCAP] = iodepth
-    for p in range(npaths):
-        res[r_link0 + 2 * p, R_QCAP] = atcap
-        res[r_link0 + 2 * p + 1, R_QCAP] = atcap
-    # SSD: each instance's dies (one process of an owner each at most), channels, link out, in
-    if WITH_FLASH and flash:  # (each die's background programs wait for it and its channel too)
-        for sd in range(n_sd):
-            sb = r_die0 + sd * s_rstride
-            for d in range(s_ndies):
-                res[sb + d, R_QCAP] = ocap + 1
-            for c in range(s_nch):
-                res[sb + s_ndies + c, R_QCAP] = (ocap + 1) * s_dpc
-            res[sb + s_out, R_QCAP] = dpcap  # (read die processes cross it one by one)
-            res[sb + s_out + 1, R_QCAP] = ocap
-    # RAID: each set's destage slots, then each member's units (or NCQ tags); the array's
-    # front-end cores, destage slots and destage pace
-    r_destage = 2 + njobs + 2 * npaths + (n_sd * s_rstride if flash else 0)
-    r_mem0 = r_destage + r_groups
-    r_afront = r_mem0 + r_groups * r_stride
-    r_adestage = r_afront + 1
-    r_apace = r_afront + 2
-    if WITH_DISK and raid:
-        for g in range(r_groups):
-            res[r_destage + g, R_CAP] = int(rp[RP_DLIMIT])
-            res[r_destage + g, R_QCAP] = rocap
-        for dv in range(r_groups * r_stride):  # (and a spare)
-            res[r_mem0 + dv, R_CAP] = int(rp[RP_MUNITS])
-            res[r_mem0 + dv, R_QCAP] = min(micap, rocap * (prows // r_n + 1))
-        res[r_afront, R_CAP] = max(1, int(rp[RP_A_UNITS]))
-        res[r_afront, R_QCAP] = atcap
-        res[r_adestage, R_CAP] = max(1, int(rp[RP_A_DLIMIT]))
-        res[r_adestage, R_QCAP] = aocap
-        res[r_apace, R_QCAP] = aocap
-    r_hcpu = nres - 1  # the host's shared CPUs (last: the other indices stay as they were)
-    res[r_hcpu, R_CAP] = max(1, host_cpus)
-    res[r_hcpu, R_QCAP] = max(1, nslots)
-    for r in range(1, nres):
-        res[r, R_QBASE] = res[r - 1, R_QBASE] + res[r - 1, R_QCAP]
-    # A resource that can never have a waiter (more slots than possible holders) has inert
-    # Release events: processing one serves nobody, so they need not be queued at all.
-    maxreq = ip[P_MAXREQ]  # block requests that can exist at once (-1: no bound, open loop)
-    if nr_on and maxreq >= 0 and res[r_nr, R_CAP] >= maxreq:
-        res[r_nr, R_NOWAIT] = 1
-    if not faults:  # (an attempt orphaned by a path failure holds the device past its slot)
-        at_device = npaths * qd
-        if nr_on:
-            at_device = min(at_device, res[r_nr, R_CAP])
-        if maxreq >= 0:
-            at_device = min(at_device, maxreq)
-        if res[r_units, R_CAP] >= at_device:
-            res[r_units, R_NOWAIT] = 1
-        if qd <= 1:
-            for p in range(2 * npaths):
-                res[r_link0 + p, R_NOWAIT] = 1
-    rq = _um(np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64), keep)
 
+    # the host (fast_host_steps): job slots, arrivals, I/Os, block requests, the trace
+    host = fhost.new_host(ip, fp, sizes, cdf, slots, ovh_samples, tr_arr, tr_off, tr_size,
+                          tr_read, tr_gap, tr_lat, tr_issue, tr_done, iocap, rqcap, np.int64(1),
+                          np.int64(2), nres - 1, keep)
     # multipath: the paths, the host queue, the scheduled failures (fast_path_steps)
-    paths = fps.new_paths(npaths, rqcap, fail_path, fail_at, restore_at, qd, policy, faults,
-                          link_finite, lat_s, bw, fo_s, r_link0, keep)
-
-    # I/Os, block requests, path attempts (pools with free lists)
-    io_read = _um(np.zeros(iocap, np.bool_), keep)
-    io_size = _um(np.zeros(iocap), keep)
-    io_t = _um(np.zeros(iocap), keep)
-    io_parts = _um(np.zeros(iocap, np.int64), keep)
-    io_slot = _um(np.zeros(iocap, np.int64), keep)
-    io_off = _um(np.zeros(iocap), keep)
-    io_idx = _um(np.zeros(iocap, np.int64), keep)  # trace replay: the request's index in the trace
-    io_free = free_list(iocap, keep)
-    n_io_free = iocap
-    rq_io = _um(np.zeros(rqcap, np.int64), keep)
-    rq_size = _um(np.zeros(rqcap), keep)
-    rq_read = _um(np.zeros(rqcap, np.bool_), keep)
-    rq_off = _um(np.zeros(rqcap), keep)
-    rq_tb = _um(np.zeros(rqcap), keep)
-    requests = fps.new_requests(rq_size, rq_read, keep)
-    rq_free = free_list(rqcap, keep)
-    n_rq_free = rqcap
+    paths = fps.new_paths(npaths, rqcap, fail_path, fail_at, restore_at, qd, ip[P_POLICY],
+                          faults, link_finite, fp[F_LAT], fp[F_BW], fp[F_FO], r_link0, keep)
+    requests = fps.new_requests(host.rq_size, host.rq_read, keep)
     attempts = fps.new_attempts(atcap, keep)
-    at_req, at_path, at_size, at_read = (attempts.at_req, attempts.at_path, attempts.at_size,
-                                         attempts.at_read)
-    at_tdev = _um(np.zeros(atcap), keep)
     ctl[C_ATFREE] = atcap
-    slot_z = _um(np.zeros(max(1, nslots)), keep)
+    # the device's boundary (fast_device_steps): the generic device, pauses, device figures
+    dev = fdev.new_device(devkind, s_read, s_read2, fp[F_MEDIA], fp[F_CONTENTION], np.int64(0),
+                          link_finite, r_link0, ip[P_PAUSES] != 0, pz_samples, ip[P_PZ_CODE],
+                          fp[F_PZ_RATE], fp[F_PZ_A], fp[F_PZ_B], atcap, keep)
     # the FifoSpaces: an SSD's (write buffer bytes, read buffer pages), each RAID set's cache,
     # the array's, then (a RAID of SSDs) each member SSD's two from sp_m0 + 2 * sd: room,
     # waiters' codes, amounts
@@ -752,9 +618,9 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         sp_free[sp_m0 + 2 * sd] = ssd_state.s_wbuf
         sp_free[sp_m0 + 2 * sd + 1] = float(ssd_state.s_rbufp)
     spcap = max(1, atcap, dpcap, rrcap if raid else 1, micap if raid_ssd else 1)
-    sp_code = _um(np.zeros((nsp, spcap), np.int64), keep)
-    sp_amt = _um(np.zeros((nsp, spcap)), keep)
-    sp_hc = _um(np.zeros((nsp, 2), np.int64), keep)  # per space: head, count
+    spaces = Spaces(sp_free, _um(np.zeros((nsp, spcap), np.int64), keep),
+                    _um(np.zeros((nsp, spcap)), keep),
+                    _um(np.zeros((nsp, 2), np.int64), keep))  # per space: head, count
     # HDD (HddModel): each disk's state (fast_hdd_steps.new_hdd_state)
     hdd = devkind == DEV_HDD
     raid_hdd = raid and int(rp[RP_MKIND]) == DEV_HDD  # a RAID of disks: one state per member
@@ -772,121 +638,54 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                                     raid_cloud, raid_ssd, m_nbk, s_ovh, keep)
     ops = frs.new_raid_ops(rocap, prows, keep)
     mi_dev = _um(np.zeros(micap, np.int64), keep)
-    mi_off = _um(np.zeros(micap), keep)
-    mi_size = _um(np.zeros(micap), keep)
-    mi_read = _um(np.zeros(micap, np.bool_), keep)
+    owners = Owners(host.rq_off, attempts.at_req, attempts.at_size, attempts.at_read, mi_dev,
+                    _um(np.zeros(micap), keep), _um(np.zeros(micap), keep),
+                    _um(np.zeros(micap, np.bool_), keep))  # member I/Os: off, size, read
     member_ios = frs.new_member_ios(micap, keep)
-    # each member's busy units (a failing member's are withdrawn when it dies)
-    dv_busy = _um(np.zeros(max(1, ndisks, r_groups * r_stride), np.int64), keep)
-    dv_dead = _um(np.zeros(max(1, ndisks, r_groups * r_stride), np.int64), keep)
     rs = raid_state
     array_state = fas.new_array_state(rp, rc, aocap, rs.rr_off, rs.rr_size, rs.rr_read, rs.rr_t0,
-                                      rs.rr_grp,
-                                      r_groups, atcap, r_afront, fe_samples, keep)
-
-    # statistics: the Recorder's histograms, time averages and batch means (fast_stats)
-    rec = new_recording(NBINS, nbatch, iocap + 2, keep)
-    lv, lvl, qdh, hist, hn, hf = rec.lv, rec.lvl, rec.qdh, rec.hist, rec.hn, rec.hf
-    b_sums, b_counts, b_tend, b_hist = rec.b_sums, rec.b_counts, rec.b_tend, rec.b_hist
-    cnt, cf, tot = rec.cnt, rec.cf, rec.tot
-
-    # -- helpers (closures: scalar arguments only) ----------------------------------------
-    # The event list and the resources are fast_core's functions over the arrays above; these
-    # closures keep the kernel's short names for them.
-    def fpush(code):
-        """An event triggered now (SimPy ``succeed``): runs after everything already due."""
-        ring_push(fq, ctl, C_FH, C_FC, code)
-
-    def upush(code):
-        """A process start (SimPy's urgent ``Initialize``): runs before anything else due."""
-        ring_push(uq, ctl, C_UH, C_UC, code)
-
-    def hpop():
-        return heap_pop(ht, hs, hc, ctl)
-
-    def schedule(now, delay, code):
-        """SimPy ``timeout(delay)``; a delay that does not move the clock is a FIFO event."""
-        fc_schedule(ht, hs, hc, fq, ctl, now, delay, code)
-
-    def trigger(r):
-        res_trigger(res, rq, r, fq, ctl)
-
-    def request(r, code):
-        """simpy ``Resource.request()``: queue FIFO, then serve the head if a slot is free."""
-        res_request(res, rq, r, code, fq, ctl)
-
-    def release(r):
-        # the slot is free at once; waiters are served when the Release event is processed
-        res_release(res, r, fq, ctl, (r << KB) | K_RELEASE)
-
-    def level(i, t, delta):
-        """TimeAvg.change."""
-        level_change(lv, lvl, qdh, i, t, delta)
-
-    def hadd(h, v, b):
-        """LogHist.add (``b``: the value's bucket)."""
-        hist_add(hist, hn, hf, h, v, b)
-
-    def draw_service(second):
-        if second:
-            if svc2_code == EMPIRICAL:
-                return svc2_samples[rng_dev.integers(0, n_svc2_samples)]
-            return _sample_code(svc2_code, svc2_a, svc2_b, rng_dev)
-        if svc_code == EMPIRICAL:
-            return svc_samples[rng_dev.integers(0, n_svc_samples)]
-        return _sample_code(svc_code, svc_a, svc_b, rng_dev)
-
-    # the state the families' steps take (typed tuples of the arrays above)
-    ev = Events(ht, hs, hc, uq, fq, ctl, res, rq)
-    lvs = Levels(lv, lvl, qdh, dv_busy, dv_dead)
-    owners = Owners(rq_off, at_req, at_size, at_read, mi_dev, mi_off, mi_size, mi_read)
-    spaces = Spaces(sp_free, sp_code, sp_amt, sp_hc)
+                                      rs.rr_grp, r_groups, atcap, r_afront, fe_samples, keep)
+    # statistics: the Recorder's histograms, time averages and batch means (fast_stats); each
+    # member's busy units (a failing member's are withdrawn when it dies)
+    rec = new_recording(NBINS, ip[P_NBATCH], iocap + 2, keep)
+    nbusy = max(1, ndisks, r_groups * r_stride)
+    lvs = Levels(rec.lv, rec.lvl, rec.qdh, _um(np.zeros(nbusy, np.int64), keep),
+                 _um(np.zeros(nbusy, np.int64), keep))
+    tot = rec.tot
     cloud_state = fcs.CloudState(buckets, fp)
-    member_draw = frs.ServiceDraw(svc_code, svc_a, svc_b, svc_samples, svc2_code, svc2_a, svc2_b,
-                                  svc2_samples, media)
+    member_draw = frs.ServiceDraw(s_read[0], s_read[1], s_read[2], s_read[3], s_read2[0],
+                                  s_read2[1], s_read2[2], s_read2[3], fp[F_MEDIA])
 
     # -- run --------------------------------------------------------------------------------
-    t_start = 0.0
-    t_end = np.nan
-    measuring = False
-    finished = False
-    seq_off = 0.0
     now = 0.0
     status = OK
-    if warmup == 0:
-        recording_start(rec, now)
-        measuring = True
-        t_start = now
     rc[:, RC_FAILED_NOW] = -1  # (RAID: no member failed yet)
     for g in range(r_groups if WITH_DISK and raid and r_faults else 0):
         # each RaidModel's processes, in the order of the sets, start before the jobs
         if r_live:
-            upush((g << KB) | K_R_FSTART)
+            push_start(ev, (g << KB) | K_R_FSTART)
         else:  # failed from the start
             rc[g, RC_FAILED_NOW] = r_failed
             rc[g, RC_PHASE] = PH_DEGRADED
             rcf[g, RCF_FAILED_AT] = 0.0
         if rp[RP_REBUILD] != 0.0:
             rcf[g, RCF_TARGET] = rp[RP_RB_TARGET]
-            upush((g << KB) | K_R_BSTART)
-    if open_loop:
-        upush(K_ARR_START)
-    else:
-        for s in range(nslots if tr_mode != TR_VALIDATE else 1):  # validate: one slot
-            upush((s << KB) | K_JOB_TOP)
+            push_start(ev, (g << KB) | K_R_BSTART)
+    measuring = fhost.host_start(now, ev, rec, host)
+    n_io, n_rq = iocap, rqcap  # the I/O and block-request pools' free counts
     for e in range(nfail):
-        upush((e << KB) | K_PE_START)
+        push_start(ev, (e << KB) | K_PE_START)
 
     while True:
         # the next event in SimPy's order: starts due now, timed events due now (scheduled
         # earlier), events triggered now (in trigger order), then the clock moves on
         if ctl[C_UC] > 0:
-            code = ring_pop(uq, ctl, C_UH, C_UC)
+            code = ring_pop(ev.uq, ctl, C_UH, C_UC)
         elif ctl[C_HN] > 0 and (ht[0] == now or ctl[C_FC] == 0):
             now = ht[0]
-            code = hpop()
+            code = heap_pop(ht, ev.hs, ev.hc, ctl)
         elif ctl[C_FC] > 0:
-            code = ring_pop(fq, ctl, C_FH, C_FC)
+            code = ring_pop(ev.fq, ctl, C_FH, C_FC)
         else:
             status = STALLED
             break
@@ -900,51 +699,17 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
         a_res = 0
         k_after = -1
         acq_front = False
-        while k >= 0:  # a process runs on (k: its next step) until it waits again (k = -1)
-            if WITH_DISK and K_HDD_FIRST <= k <= K_HDD_LAST:  # ---- HDD (HddModel), first
-                k, act, a_delay, a_code, status = fhs.hdd_step(
-                    k, x, now, act, a_delay, a_code, ev, lvs, hdd_state, owners, tot, raid,
-                    r_mem0, r_units,
-                    unmanaged_generator(mrngs[x]) if raid and k == K_HDD_LOOP else rng_dev)
-                if status == BEYOND:
-                    break
-            elif WITH_DISK and K_A_FIRST <= k <= K_A_LAST:  # ---- the array (ArrayModel)
-                k, x, act, a_delay, a_code, a_res = fas.array_step(
-                    k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, array_state, owners,
-                    rng_dev)
-            elif WITH_DISK and K_R_FIRST <= k <= K_R_LAST:  # ---- RAID (RaidModel)
-                k, x, act, a_delay, a_code, a_res = frs.raid_step(
-                    k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, raid_state, ops,
-                    member_ios, owners, member_draw, cloud_state,
-                    unmanaged_generator(mrngs[mi_dev[x]]) if k == K_M_GRANT else rng_dev)
-            elif k == K_DEV_GRANT:  # ---- device: a unit starts service
-                level(L_BUSY, now, 1)
-                base = draw_service(devkind == DEV_CLOUD and not at_read[x])
-                act, a_code = 1, (x << KB) | K_DEV_DONE
-                if devkind == DEV_CLOUD:  # CloudModel: latency floor + size / media rate
-                    a_delay = base + at_size[x] / media
-                else:  # GenericModel: the hold, stretched by the units busy (contention)
-                    a_delay = _contended_s(_service_s(base, at_size[x], media), contention,
-                                           res[r_units, R_USERS])
-                k = -1
-            elif k == K_DEV_DONE:
-                level(L_BUSY, now, -1)
-                release(r_units)
-                k = K_DEV_FINISHED
-            elif k == K_RELEASE:
-                trigger(x)
-                k = -1
-            elif K_P_FIRST <= k <= K_P_LAST:  # ---- the path: multipath, link, failover
-                k, x, act, a_delay, a_code, a_res, k_after, acq_front = fps.path_step(
-                    k, x, now, act, a_delay, a_code, a_res, k_after, acq_front, ev, lvs, paths,
-                    requests, attempts, tot)
-                if k == -2:
-                    status = STALLED
-            elif k == K_DEV_ARRIVE:  # ---- device: arrival, FIFO for a unit
-                at_tdev[x] = now
-                level(L_DEVICE, now, 1)
-                if WITH_FLASH and devkind == DEV_CLOUD:  # CloudModel.serve: tokens in arrival order
-                    wait = fcs.cloud_take(cloud_state, 0, nbk, at_size[x], at_read[x], now)
+        while k >= 0:  # a process runs on (k: its next step) until it waits again (k < 0)
+            if k <= K_HOST_LAST:  # ---- the host: jobs, arrivals, I/Os, block requests
+                k, x, act, a_delay, a_code, a_res, n_io, n_rq, measuring = fhost.host_step(
+                    k, x, now, act, a_delay, a_code, a_res, n_io, n_rq, measuring, ev, lvs, rec,
+                    host, rng_io, rng_arr, job_rngs)
+            elif k == K_DEV_ARRIVE:  # ---- the device: an attempt arrives at its family's serve
+                dev.at_tdev[x] = now
+                level_change(rec.lv, rec.lvl, rec.qdh, L_DEVICE, now, 1)
+                if WITH_FLASH and devkind == DEV_CLOUD:  # CloudModel.serve: tokens in order
+                    wait = fcs.cloud_take(cloud_state, 0, nbk, attempts.at_size[x],
+                                          attempts.at_read[x], now)
                     if wait > 0:
                         tot[T_THROTTLED] += 1
                         throttle_s += wait
@@ -953,14 +718,14 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                     else:
                         k = K_DEV_QUEUE
                 elif WITH_DISK and hdd:  # HddModel.serve: an NCQ tag
-                    act, a_res, a_code = 2, r_units, (x << KB) | K_HDD_TAG
+                    act, a_res, a_code = 2, 0, (x << KB) | K_HDD_TAG
                     k = -1
                 elif WITH_DISK and array:  # ArrayModel.serve: a front-end core
                     act, a_res, a_code = 2, r_afront, (x << KB) | K_A_CORE
                     k = -1
                 elif WITH_DISK and raid:  # RaidModel.serve: the controller overhead holds nothing
-                    r_ovh = frs.raid_arrive(raid_state, x, rq_off[at_req[x]], at_size[x],
-                                            at_read[x], now)
+                    r_ovh = frs.raid_arrive(raid_state, x, host.rq_off[attempts.at_req[x]],
+                                            attempts.at_size[x], attempts.at_read[x], now)
                     if r_ovh > 0:
                         act, a_delay, a_code = 1, r_ovh, (x << KB) | K_R_OVH
                         k = -1
@@ -974,254 +739,58 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                         k = K_SSD_FORK
                 else:
                     k = K_DEV_QUEUE
+            elif k <= K_DEV_LAST:  # ---- the device: a unit, a release, the completion
+                k, act, a_delay, a_code, a_res = fdev.device_step(
+                    k, x, now, act, a_delay, a_code, a_res, measuring,
+                    ev, lvs, rec, dev, attempts, rng_dev, rng_pause)
+            elif WITH_DISK and K_HDD_FIRST <= k <= K_HDD_LAST:  # ---- HDD (HddModel)
+                k, act, a_delay, a_code, status = fhs.hdd_step(
+                    k, x, now, act, a_delay, a_code, ev, lvs, hdd_state, owners, tot, raid,
+                    r_mem0, 0,
+                    unmanaged_generator(mrngs[x]) if raid and k == K_HDD_LOOP else rng_dev)
+                if status == BEYOND:
+                    break
+            elif WITH_DISK and K_A_FIRST <= k <= K_A_LAST:  # ---- the array (ArrayModel)
+                k, x, act, a_delay, a_code, a_res = fas.array_step(
+                    k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, array_state, owners,
+                    rng_dev)
+            elif WITH_DISK and K_R_FIRST <= k <= K_R_LAST:  # ---- RAID (RaidModel)
+                k, x, act, a_delay, a_code, a_res = frs.raid_step(
+                    k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, raid_state, ops,
+                    member_ios, owners, member_draw, cloud_state,
+                    unmanaged_generator(mrngs[mi_dev[x]]) if k == K_M_GRANT else rng_dev)
             elif WITH_FLASH and K_SSD_FIRST <= k <= K_SSD_LAST:  # ---- SSD (SsdModel)
                 k, act, a_delay, a_code, a_res = fss.ssd_step(
                     k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, ssd_state, owners,
                     tot, unmanaged_generator(mrngs[ssd_state.dp_sd[x]]) if raid_ssd and (
                         k == K_SSD_DGRANT or k == K_SSD_AFTERCH) else rng_dev)
-            elif k == K_DEV_QUEUE or k == K_DEV_GO:
-                act, a_res, a_code = 2, r_units, (x << KB) | K_DEV_GRANT
-                k = -1
-            elif k == K_DEV_FINISHED and pauses_on and _pause_delay_s(
-                    now, pz, pz_rate, pz_code, pz_a, pz_b, pz_samples, rng_pause) > 0.0:
-                # a pause holds the completion until it ends (the delay: pz[1] - now)
-                act, a_delay, a_code = 1, pz[1] - now, (x << KB) | K_DEV_PAUSED
-                k = -1
-            elif k == K_DEV_FINISHED or k == K_DEV_PAUSED:
-                level(L_DEVICE, now, -1)
-                if measuring:
-                    dt = now - at_tdev[x]
-                    hadd(H_DEVICE, dt, _bucket(dt))
-                    cnt[N_DEVICE] += 1
-                if link_finite and at_read[x]:
-                    act, a_res, a_code = 2, r_link0 + 2 * at_path[x] + 1, (x << KB) | K_LU_GRANT
-                    k = -1
-                else:
-                    k = K_LU_LATSTEP
-            elif k == K_BR_FINISH:  # ---- block request done
-                if nr_on:
-                    release(r_nr)
-                level(L_BLOCK, now, -1)
-                if measuring:
-                    dt = now - rq_tb[x]
-                    hadd(H_BLOCK, dt, _bucket(dt))
-                    cnt[N_BLOCK] += 1
-                    cf[CF_BLOCK_BYTES] += rq_size[x]
-                io = rq_io[x]
-                rq_free[n_rq_free] = x
-                n_rq_free += 1
-                io_parts[io] -= 1
-                k = -1
-                if io_parts[io] == 0:  # ---- complete(io)
-                    tot[T_COMPLETED] += 1
-                    if progress_every > 0 and tot[T_COMPLETED] % progress_every == 0:
-                        done = tot[T_COMPLETED]
-                        with numba.objmode():  # a long run reports to Python now and then
-                            _progress_tick(done)
-                    level(L_HOST, now, -1)
-                    if measuring:
-                        lat = now - io_t[io]
-                        lb = _bucket(lat)
-                        hadd(H_LAT, lat, lb)
-                        if io_read[io]:
-                            hadd(H_READ, lat, lb)
-                            cnt[N_READ] += 1
-                        else:
-                            hadd(H_WRITE, lat, lb)
-                            cnt[N_WRITE] += 1
-                        batch_add(b_sums, b_counts, b_tend, b_hist, cnt[N_BATCH_K], bsize, lat,
-                                  lb, now)
-                        cnt[N_BATCH_K] += 1
-                        cf[CF_BYTES] += io_size[io]
-                    if tr_mode != TR_NONE:
-                        tr_done[tr_nout] = io_idx[io]
-                        tr_issue[tr_nout] = io_t[io]
-                        tr_lat[tr_nout] = now - io_t[io]
-                        tr_nout += 1
-                        if tr_nout == tr_done.shape[0]:
-                            _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
-                            tr_nout = 0
-                    if tot[T_COMPLETED] == warmup:
-                        recording_start(rec, now)
-                        measuring = True
-                        t_start = now
-                    if tot[T_COMPLETED] == warmup + ios and not finished:
-                        t_end = now
-                        finished = True
-                        # events already due at this instant still run before the stop:
-                        # they are not counted in the measured window
-                        measuring = False
-                        fpush(K_FINISH)
-                    if open_loop:  # nobody waits for io.done
-                        io_free[n_io_free] = io
-                        n_io_free += 1
-                    else:
-                        fpush((io << KB) | K_IO_DONE)
-            elif k == K_IO_DONE:
-                s = io_slot[x]
-                io_free[n_io_free] = x
-                n_io_free += 1
-                x = s
-                k = K_JOB_TOP
-            elif k == K_JOB_TOP:  # ---- closed-loop job slot: overhead, think, issue
-                if tr_mode != TR_NONE and tr_next >= tr_n:  # the trace is exhausted
-                    k = -1
-                elif tr_mode == TR_VALIDATE:  # the recorded idle time after the previous one
-                    if tr_next == 0:
-                        k = K_ISSUE
-                    else:
-                        gap = tr_gap[tr_next - tr_base]  # (the idle before tr_next)
-                        act, a_delay, a_code = 1, gap, (x << KB) | K_JOB_THINK
-                        k = -1
-                elif ovh_on:
-                    if ovh_code == 0:  # deterministic: no draw (and no stream to look up)
-                        z = ovh_a
-                    elif ovh_code == EMPIRICAL:
-                        z = ovh_samples[job_rngs[x // iodepth].integers(0, n_ovh_samples)]
-                    else:
-                        z = _sample_code(ovh_code, ovh_a, ovh_b, job_rngs[x // iodepth])
-                    slot_z[x] = z
-                    if serial:  # the job's CPU issues one I/O at a time
-                        act, a_res, a_code = 2, r_cpu0 + x // iodepth, (x << KB) | K_JOB_CPU
-                    elif host_cpus > 0:
-                        act, a_res, a_code = 2, r_hcpu, (x << KB) | K_JOB_HOST
-                    else:
-                        act, a_delay, a_code = 1, z, (x << KB) | K_JOB_OVH
-                    k = -1
-                else:
-                    k = K_THINK_ISSUE
-            elif k == K_JOB_CPU:
-                if host_cpus > 0:  # then one of the host's shared CPUs
-                    act, a_res, a_code = 2, r_hcpu, (x << KB) | K_JOB_HOST
-                else:
-                    act, a_delay, a_code = 1, slot_z[x], (x << KB) | K_JOB_OVH
-                k = -1
-            elif k == K_JOB_HOST:
-                act, a_delay, a_code = 1, slot_z[x], (x << KB) | K_JOB_OVH
-                k = -1
-            elif k == K_JOB_OVH:
-                if host_cpus > 0:  # (the inner `with` of the reference exits first)
-                    release(r_hcpu)
-                if serial:
-                    release(r_cpu0 + x // iodepth)
-                k = K_THINK_ISSUE
-            elif k == K_THINK_ISSUE:
-                if think > 0:
-                    act, a_delay, a_code = 1, think, (x << KB) | K_JOB_THINK
-                    k = -1
-                else:
-                    k = K_ISSUE
-            elif k == K_JOB_THINK:
-                k = K_ISSUE
-            elif k == K_ISSUE and tr_mode != TR_NONE and tr_next >= tr_n:
-                k = -1  # another slot took the trace's last request meanwhile: the slot ends
-            elif k == K_ISSUE or k == K_ARR_NEXT:  # ---- new_io, then submit
-                if n_io_free == 0:
-                    ctl[C_OVF] = 1
-                    break
-                n_io_free -= 1
-                io = io_free[n_io_free]
-                si = 0
-                size = sizes[0]
-                if tr_mode != TR_NONE:  # the trace's next request, as recorded
-                    tr_j = tr_next - tr_base
-                    is_read = tr_read[tr_j]
-                    off = tr_off[tr_j]
-                    size = tr_size[tr_j]
-                    io_idx[io] = tr_next
-                    if tr_next == 0:
-                        tr_t0 = now
-                    tr_next += 1
-                    if tr_next == tr_base + tr_len and tr_next < tr_n:  # the next buffer
-                        tr_len = _trace_call(TRACE_REFILL, tr_next, 0.0)
-                        tr_base = tr_next
-                elif draw_io:  # the io stream, drawn as Simulation.new_io draws it
-                    is_read = rng_io.random() < rf
-                    if nsizes > 1:  # Generator.choice(p=...): cdf.searchsorted(u, "right")
-                        u = rng_io.random()
-                        while si < nsizes - 1 and cdf[si] <= u:
-                            si += 1
-                    if rnd:
-                        off = float(rng_io.integers(0, slots[si])) * align
-                    else:
-                        if seq_off + sizes[si] > span:
-                            seq_off = 0.0
-                        off = seq_off
-                        seq_off += sizes[si]
-                    size = sizes[si]
-                else:
-                    is_read = rf >= 1.0
-                    off = 0.0
-                tot[T_ISSUED] += 1
-                io_read[io] = is_read
-                io_size[io] = size
-                io_off[io] = off
-                io_t[io] = now
-                io_slot[io] = x
-                level(L_HOST, now, 1)
-                nparts = max(1, math.ceil(size / maxb))
-                if n_rq_free < nparts:
-                    ctl[C_OVF] = 1
-                    break
-                io_parts[io] = nparts
-                left = size
-                for part_k in range(nparts):  # split; every part is a process of its own
-                    part = min(left, maxb)
-                    left -= part
-                    n_rq_free -= 1
-                    r = rq_free[n_rq_free]
-                    rq_io[r] = io
-                    rq_size[r] = part
-                    rq_read[r] = is_read
-                    rq_off[r] = off + part_k * maxb
-                    upush((r << KB) | K_BR_START)
-                if k == K_ARR_NEXT:
-                    if tr_mode == TR_OPEN:  # the next request at its recorded time / speed
-                        if tr_next < tr_n:
-                            gap = max(0.0, tr_arr[tr_next - tr_base] / tr_speed - now)
-                            act, a_delay, a_code = 1, gap, K_ARR_NEXT
-                    else:
-                        gap = rng_arr.exponential(gap_s) if poisson else gap_s
-                        act, a_delay, a_code = 1, gap, K_ARR_NEXT
-                k = -1
-            elif k == K_BR_START:  # ---- block request process
-                rq_tb[x] = now
-                level(L_BLOCK, now, 1)
-                if nr_on:
-                    act, a_res, a_code = 2, r_nr, (x << KB) | K_BR_NR
-                    k = -1
-                else:
-                    k = K_ACQUIRE
-            elif k == K_ARR_START:
-                if tr_mode == TR_OPEN:
-                    if tr_n > 0:
-                        gap = max(0.0, tr_arr[tr_next - tr_base] / tr_speed - now)
-                        act, a_delay, a_code = 1, gap, K_ARR_NEXT
-                else:
-                    gap = rng_arr.exponential(gap_s) if poisson else gap_s
-                    act, a_delay, a_code = 1, gap, K_ARR_NEXT
-                k = -1
+            elif K_P_FIRST <= k <= K_P_LAST:  # ---- the path: multipath, link, failover
+                k, x, act, a_delay, a_code, a_res, k_after, acq_front = fps.path_step(
+                    k, x, now, act, a_delay, a_code, a_res, k_after, acq_front, ev, lvs, paths,
+                    requests, attempts, tot)
             else:  # an unknown step: a bug
+                k = -2
+            if k == -2:
                 status = STALLED
-                k = -1
         if act == 1:
-            schedule(now, a_delay, a_code)
+            fc_schedule(ht, ev.hs, ev.hc, ev.fq, ctl, now, a_delay, a_code)
         elif act == 2:
-            request(a_res, a_code)
+            res_request(res, rq, a_res, a_code, ev.fq, ctl)
         if ctl[C_OVF] != 0:
             status = OVERFLOW
             break
         if status == BEYOND:
             break
-    if tr_nout > 0:  # the last completions of a trace
-        _trace_call(TRACE_FLUSH, tr_nout, tr_t0)
+    if host.hc[fhost.HC_TR_NOUT] > 0:  # the last completions of a trace
+        fhost.trace_call(fhost.TRACE_FLUSH, host.hc[fhost.HC_TR_NOUT], host.ht[fhost.HT_TR_T0])
     for i in range(5):
-        level(i, now, 0)
+        level_change(rec.lv, rec.lvl, rec.qdh, i, now, 0)
     tot[T_STATUS] = status
-    out_f = np.array([t_start, t_end, now, cf[CF_BYTES], cf[CF_BLOCK_BYTES], throttle_s,
-                      h_bad[0], h_bad[1]])
-    out = (tot.copy(), cnt.copy(), out_f, hist.copy(), hn.copy(), hf.copy(), lv.copy(),
-           lvl.copy(), qdh.copy(), b_sums.copy(), b_counts.copy(), b_tend.copy(), b_hist.copy())
+    out_f = np.array([host.ht[fhost.HT_T_START], host.ht[fhost.HT_T_END], now,
+                      rec.cf[CF_BYTES], rec.cf[CF_BLOCK_BYTES], throttle_s, h_bad[0], h_bad[1]])
+    out = (tot.copy(), rec.cnt.copy(), out_f, rec.hist.copy(), rec.hn.copy(), rec.hf.copy(),
+           rec.lv.copy(), rec.lvl.copy(), rec.qdh.copy(), rec.b_sums.copy(),
+           rec.b_counts.copy(), rec.b_tend.copy(), rec.b_hist.copy())
     free_owners(keep)  # the views' owners are freed here, after the copies
     return out
 
@@ -1230,10 +799,8 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
 # flags): numba would type each as the literal it first sees; without SSA renaming
 # (kernel_compiler.KernelCompiler) they need their type said. Every name keeps one type.
 _LOCALS = {name: numba.int64 for name in (
-    "k", "status", "k_after", "act", "a_code", "a_res", "tr_next", "tr_base", "tr_nout",
-    "dv", "h", "si")}
-_LOCALS.update({name: numba.boolean for name in (
-    "measuring", "finished", "acq_front", "is_read")})
+    "k", "status", "k_after", "act", "a_code", "a_res", "n_io", "n_rq")}
+_LOCALS.update({name: numba.boolean for name in ("acq_front", "measuring")})
 
 
 def _compiled_kernel(name: str, *, disk: bool, flash: bool):

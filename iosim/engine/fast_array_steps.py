@@ -19,7 +19,6 @@ import numpy as np
 from ..devices.array import array_group_of as _group_of
 from ..devices.array import array_read_hit as _read_hit
 from ..dists import EMPIRICAL
-from ..dists import sample_code as _sample_code
 from .fast_codes import (
     AC_BACKEND,
     AC_CACHED,
@@ -54,11 +53,10 @@ from .fast_codes import (
     SP_RAID,
 )
 from .fast_core import free_list, unmanaged
-from .fast_steps import I, level, push_start, release, space_give, space_take
+from .fast_steps import I, level, push_start, release, sample, space_give, space_take
 
 array_group_of = numba.njit(_group_of)
 array_read_hit = numba.njit(_read_hit)
-sample_code = numba.njit(inline="always")(_sample_code)
 
 #: the array's state: its and its groups' parameters (``rp``) and counters (``rc``; the array's
 #: row is ``r_groups``), its destage processes (address, size; free slots and their count), each
@@ -106,7 +104,7 @@ def array_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ars, own, r
         if svc2_code == EMPIRICAL:
             fe = svc2_samples[rng_dev.integers(0, n_svc2_samples)]
         else:
-            fe = sample_code(svc2_code, svc2_a, svc2_b, rng_dev)
+            fe = sample(svc2_code, svc2_a, svc2_b, rng_dev)
         act, a_delay, a_code = I(1), fe, (x << KB) | K_A_FRONT
         k = I(-1)
     elif k == K_A_FRONT:  # a read hit is done; a miss or a write goes on

@@ -9,36 +9,38 @@ numba compiles them in as constants.
 from __future__ import annotations
 
 # -- event kinds (low 8 bits of an event code; the argument is in the high bits) ---------------
-# 0-63: the jobs, the block layer, the device and the cloud (7-11, 14-16, 18-24, 28, 29, 31-39,
-# 41-43, 46, 47, 50-52, 54-63 free); 64-95: the HDD (80: the host's shared CPUs); 96-127: RAID
-# (124: a cloud member's tokens); 128-143: the array; 144-175: the SSD; 176-207: the path below
-# the block layer (multipath, link, failover); 208-255 free. The kernel sends each family's
-# block to its steps by range (K_HDD_FIRST..K_HDD_LAST and so on): a new family takes a free
-# block of its own.
+# 0-31: the host (job slots, arrivals, new_io, the block request's start and end: fast_host_
+# steps); 32-63: the device's boundary (arrival, the generic device's and the cloud's unit, the
+# completion: fast_device_steps); 64-95: the HDD; 96-127: RAID (124: a cloud member's tokens);
+# 128-143: the array; 144-175: the SSD; 176-207: the path below the block layer (multipath,
+# link, failover); 208-255 free. The kernel sends each block to its steps by range (K_HOST_LAST,
+# K_DEV_LAST, K_HDD_FIRST..K_HDD_LAST and so on): a new family takes a free block of its own.
 
 KB = 8
 KMASK = 255
+K_HOST_LAST = 31  # the host's block: 0..K_HOST_LAST
 K_JOB_TOP = 0  # a job slot at the top of its loop (process start or io.done)
 K_JOB_CPU = 1  # the job's CPU granted: spend the overhead
 K_JOB_OVH = 2  # overhead spent
 K_JOB_THINK = 3  # think time spent
 K_IO_DONE = 4  # io.done processed: the job slot resumes
 K_BR_START = 5  # a block request process starts
-K_DEV_PAUSED = 6  # the pause that held a device completion is over (stack.pauses)
-K_DEV_GRANT = 12  # device unit granted
-K_DEV_DONE = 13  # device service done
-K_RELEASE = 17  # a resource's Release event processed: grant the head waiter
-K_ARR_START = 25
-K_ARR_NEXT = 26
-K_FINISH = 27
-# steps only ever run inline (never queued)
-K_ISSUE = 40
-K_DEV_ARRIVE = 44
-K_DEV_FINISHED = 45
-K_BR_FINISH = 48
-K_THINK_ISSUE = 49
-K_DEV_QUEUE = 53  # cloud: past the token buckets, FIFO for a unit
-K_DEV_GO = 30  # cloud: throttle wait over (a timed event)
+K_JOB_HOST = 6  # one of the host's shared CPUs (host.cpus) granted: spend the overhead
+K_ARR_START = 7  # the open-loop arrival process starts
+K_ARR_NEXT = 8  # the next arrival is due
+K_ISSUE = 9  # inline: new_io, then submit
+K_BR_FINISH = 10  # inline: a block request is done (its I/O completes with its last part)
+K_THINK_ISSUE = 11  # inline: think time, then issue
+K_FINISH = 31  # the measured I/Os are done: the run stops (the kernel's own)
+K_DEV_FIRST, K_DEV_LAST = 32, 63  # the device boundary's block
+K_DEV_PAUSED = 32  # the pause that held a device completion is over (stack.pauses)
+K_DEV_GRANT = 33  # device unit granted
+K_DEV_DONE = 34  # device service done
+K_RELEASE = 35  # a resource's Release event processed: grant the head waiter
+K_DEV_GO = 36  # cloud: throttle wait over (a timed event)
+K_DEV_ARRIVE = 37  # inline: an attempt reaches the device: the family's serve
+K_DEV_FINISHED = 38  # inline: the device is done with an attempt
+K_DEV_QUEUE = 39  # inline: (generic, cloud past the token buckets) FIFO for a unit
 # SSD (SsdModel): the serve process, its per-die read processes, the host link
 K_SSD_FIRST, K_SSD_LAST = 144, 175  # the SSD's block
 K_SSD_OVH = 144  # controller overhead spent: fork the die processes
@@ -91,7 +93,7 @@ K_ACQ = 197  # inline: enter the host queue (front or back)
 K_DISPATCH = 198  # inline: Multipath._dispatch, then on to k_after
 K_ATT_DONE = 199  # inline: the attempt's end
 # HDD (HddModel): the serve process (x: the attempt) and the actuator process (x: 0)
-K_HDD_FIRST, K_HDD_LAST = 64, 79  # the HDD's block (80: the host's shared CPUs)
+K_HDD_FIRST, K_HDD_LAST = 64, 95  # the HDD's block
 K_HDD_TAG = 64  # an NCQ tag granted: the command overhead
 K_HDD_OVH = 65  # command overhead spent
 K_HDD_RAWAIT = 66  # waited for the read-ahead stream to reach the data
@@ -108,7 +110,6 @@ K_HDD_CMD = 76  # inline: past the overhead: buffer, cache or media
 K_HDD_HIT = 77  # inline: answered from the buffer
 K_HDD_MEDIA = 78  # inline: a media operation for the actuator; wait for it
 K_HDD_LOOP = 79  # inline: the actuator's loop top: pick the next media operation
-K_JOB_HOST = 80  # one of the host's shared CPUs (host.cpus) granted: spend the overhead
 # 96-127: RAID (RaidModel): the controller and its ops (x: the attempt, an op or an epoch) and
 # the member I/Os (x: the member I/O; a member disk's steps are the K_HDD_* ones)
 K_R_FIRST, K_R_LAST = 96, 127  # RAID's block

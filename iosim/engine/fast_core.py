@@ -34,7 +34,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = [
-    "unmanaged", "free_owners", "unmanaged_generator",
+    "unmanaged", "free_owners", "unmanaged_generator", "unmanaged_list",
     "C_HN", "C_SEQ", "C_UH", "C_UC", "C_FH", "C_FC", "C_OVF", "NCTL",
     "R_CAP", "R_USERS", "R_QBASE", "R_QCAP", "R_QHEAD", "R_QCOUNT", "R_NOWAIT",
     "ring_push", "ring_pop", "heap_push", "heap_pop", "schedule", "next_event",
@@ -122,6 +122,25 @@ def unmanaged_generator(typingctx, gen):
         dst = cgutils.create_struct_proxy(gen)(context, builder)
         dst.bit_generator = src.bit_generator
         dst.parent = src.parent
+        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
+        return dst._getvalue()
+
+    return sig, codegen
+
+
+@intrinsic
+def unmanaged_list(typingctx, lst):
+    """The typed list ``lst`` with no reference count (as :func:`unmanaged`; the caller's
+    argument keeps the list alive): passing it to an inlined step costs no atomic operations.
+    (Its items are still counted when taken out, as from any typed list.)"""
+    if not isinstance(lst, types.ListType):
+        return None
+    sig = lst(lst)
+
+    def codegen(context, builder, signature, args):
+        src = cgutils.create_struct_proxy(lst)(context, builder, value=args[0])
+        dst = cgutils.create_struct_proxy(lst)(context, builder)
+        dst.data = src.data
         dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
         return dst._getvalue()
 

@@ -16,9 +16,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from ..devices.generic import generic_service_s as _generic_service_s
 from ..dists import EMPIRICAL
-from ..dists import sample_code as _sample_code
 from . import fast_raid as fr
 from .fast_cloud_steps import cloud_take
 from .fast_codes import (
@@ -124,14 +122,13 @@ from .fast_steps import (
     push_now,
     push_start,
     release,
+    sample,
     schedule,
+    service_s,
     space_give,
     space_take,
     unit_busy,
 )
-
-sample_code = numba.njit(inline="always")(_sample_code)
-service_s = numba.njit(inline="always")(_generic_service_s)
 
 #: the RAID sets' state: parameters (``rp``) and counters (``rc``, ``rcf``; a row per set), the
 #: coalescers' pending reports, each request at a set (address in the set, size, direction,
@@ -562,11 +559,11 @@ def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis
             if svc2_code == EMPIRICAL:
                 base = svc.svc2_samples[mg.integers(0, n_svc2_samples)]
             else:
-                base = sample_code(svc2_code, svc2_a, svc2_b, mg)
+                base = sample(svc2_code, svc2_a, svc2_b, mg)
         elif svc_code == EMPIRICAL:
             base = svc.svc_samples[mg.integers(0, n_svc_samples)]
         else:
-            base = sample_code(svc_code, svc_a, svc_b, mg)
+            base = sample(svc_code, svc_a, svc_b, mg)
         act, a_code = I(1), (x << KB) | K_M_DONE
         a_delay = service_s(base, own.mi_size[x], media)
         k = I(-1)

@@ -26,7 +26,6 @@ from ..devices.ssd import ssd_group_bytes as _ssd_group_bytes
 from ..devices.ssd import ssd_page_slow as _ssd_page_slow
 from ..devices.ssd import ssd_pages as _ssd_pages
 from ..dists import sample_args as _sample_args
-from ..dists import sample_code as _sample_code
 from .fast_codes import (
     C_OVF,
     F_SSD_CHRATE,
@@ -84,6 +83,7 @@ from .fast_steps import (
     push_now,
     push_start,
     release,
+    sample,
     space_give,
     space_take,
     unit_busy,
@@ -98,7 +98,7 @@ ssd_group_bytes = numba.njit(_ssd_group_bytes)
 ssd_array_s = compiled_with(_ssd_array_s, {
     "ssd_page_slow": numba.njit(_ssd_page_slow),
     "sample_args": compiled_with(_sample_args, {
-        "sample_code": numba.njit(inline="always")(_sample_code)}, inline="always"),
+        "sample_code": sample}, inline="always"),
 }, inline="always")
 
 #: the SSD's (or each member SSD's) state: per owner its first page, pages, mode (read, write,

@@ -21,13 +21,22 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from .fast_core import unmanaged
+from .fast_core import bucket_of, unmanaged
+from .recorder import LogHist
 
-__all__ = ["level_change", "hist_add", "batch_add", "HOST_LEVEL", "Recording", "new_recording",
-           "recording_start"]
+__all__ = ["level_change", "hist_add", "hist_bucket", "batch_add", "HOST_LEVEL", "NBINS",
+           "Recording", "new_recording", "recording_start"]
 
 #: the level whose time at each value is kept (the host queue depth)
 HOST_LEVEL = 0
+#: buckets of a latency histogram (the Recorder's LogHist)
+NBINS = LogHist().counts.shape[0]
+
+
+@numba.njit(inline="always")
+def hist_bucket(value_s):
+    """recorder.bucket_index, read off the float's bits (fast_core.bucket_of; tested equal)."""
+    return bucket_of(value_s, NBINS)
 
 
 @numba.njit(inline="always")

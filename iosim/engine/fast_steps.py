@@ -12,6 +12,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..devices.generic import contended_s, generic_service_s
+from ..dists import sample_code
 from .fast_codes import C_FC, C_FH, C_UC, C_UH, K_RELEASE, KB, L_BUSY
 from .fast_core import res_release, ring_push
 from .fast_core import schedule as _schedule
@@ -20,6 +22,13 @@ from .fast_core import space_take as _space_take
 from .fast_stats import level_change
 
 I = np.int64  # noqa: E741  (an integer that is not a constant to numba's typing)
+
+# the shared physics and sampler, inlined (each is on every I/O's path): a draw of a
+# distribution given by its code and two numbers (dists.sample_code); the generic device's hold
+# and its stretch by the units busy (devices.generic)
+sample = numba.njit(inline="always")(sample_code)
+service_s = numba.njit(inline="always")(generic_service_s)
+contended = numba.njit(inline="always")(contended_s)
 
 
 @numba.njit(inline="always")
