@@ -55,6 +55,7 @@ import functools
 import math
 import time
 import types
+from collections import namedtuple
 from dataclasses import dataclass, fields
 from types import SimpleNamespace
 
@@ -178,10 +179,8 @@ from .fast_codes import (
     K_P_FIRST,
     K_P_LAST,
     K_PE_START,
-    K_R_BSTART,
     K_R_CMD,
     K_R_FIRST,
-    K_R_FSTART,
     K_R_LAST,
     K_R_OVH,
     K_SSD_AFTERCH,
@@ -254,7 +253,6 @@ from .fast_codes import (
     P_TRACE,
     P_UNITS,
     P_WARMUP,
-    PH_DEGRADED,
     R_CAP,
     R_NOWAIT,
     R_QBASE,
@@ -268,7 +266,6 @@ from .fast_codes import (
     RC_MW_FG,
     RC_MWRITES,
     RC_PDR,
-    RC_PHASE,
     RC_PREQ,
     RC_REQUESTS,
     RC_RESERVED,
@@ -414,16 +411,17 @@ def _rng_list_add(lst, g):
 
 
 @numba.njit(inline="always")
-def _new_resources(ip, njobs, iodepth, npaths, qd, faults, nr_on, atcap, rqcap, ssd_state,
-                   n_sd, ocap, dpcap, flash, raid, array, rp, r_groups, r_stride, rocap, micap,
-                   prows, r_n, aocap, keep):
+def _new_resources(ip, d, ssd_state, rp, keep):
     """The resource table (``fast_core``'s columns) and its waiters' rings: 0 the device's
     units, 1 nr_requests, 2.. each job's CPU, then per path the link down and up; an SSD's
     (each member SSD's) dies, channels and host link out and in; RAID: each set's destage
     slots, each member's units (or NCQ tags), the array's front-end cores, destage slots and
-    destage pace; last, the host's shared CPUs. Returns (table, rings, first die, first
-    destage slot, first member, the array's first)."""
-    nslots = njobs * iodepth
+    destage pace; last, the host's shared CPUs (``d``: the run's :data:`Dims`). Returns
+    (table, rings, first destage slot, first member, the array's first)."""
+    njobs, iodepth, npaths, nslots, atcap = d.njobs, d.iodepth, d.npaths, d.nslots, d.atcap
+    n_sd, ocap, r_groups, r_stride, rocap = d.n_sd, d.ocap, d.r_groups, d.r_stride, d.rocap
+    flash, raid, micap = d.flash, d.raid, d.micap
+    nr_on = ip[P_NR_ON] != 0
     s_rstride, s_ndies, s_nch, s_dpc = (ssd_state.s_rstride, ssd_state.s_ndies,
                                         ssd_state.s_nch, ssd_state.s_dpc)
     r_link0 = 2 + njobs
@@ -436,7 +434,7 @@ def _new_resources(ip, njobs, iodepth, npaths, qd, faults, nr_on, atcap, rqcap, 
     res[0, R_CAP] = ip[P_UNITS]
     res[0, R_QCAP] = atcap
     res[1, R_CAP] = max(1, ip[P_NR])
-    res[1, R_QCAP] = rqcap
+    res[1, R_QCAP] = d.rqcap
     for j in range(njobs):
         res[2 + j, R_QCAP] = iodepth
     for p in range(npaths):
@@ -446,11 +444,11 @@ def _new_resources(ip, njobs, iodepth, npaths, qd, faults, nr_on, atcap, rqcap, 
     if flash:  # (each die's background programs wait for it and its channel too)
         for sd in range(n_sd):
             sb = r_die0 + sd * s_rstride
-            for d in range(s_ndies):
-                res[sb + d, R_QCAP] = ocap + 1
+            for die in range(s_ndies):
+                res[sb + die, R_QCAP] = ocap + 1
             for c in range(s_nch):
                 res[sb + s_ndies + c, R_QCAP] = (ocap + 1) * s_dpc
-            res[sb + ssd_state.s_out, R_QCAP] = dpcap  # (read die processes cross it one by one)
+            res[sb + ssd_state.s_out, R_QCAP] = d.dpcap  # (read die processes cross it one by one)
             res[sb + ssd_state.s_out + 1, R_QCAP] = ocap
     r_destage = r_die0 + (n_sd * s_rstride if flash else 0)
     r_mem0 = r_destage + r_groups
@@ -461,12 +459,12 @@ def _new_resources(ip, njobs, iodepth, npaths, qd, faults, nr_on, atcap, rqcap, 
             res[r_destage + g, R_QCAP] = rocap
         for dv in range(r_groups * r_stride):  # (and a spare)
             res[r_mem0 + dv, R_CAP] = int(rp[RP_MUNITS])
-            res[r_mem0 + dv, R_QCAP] = min(micap, rocap * (prows // r_n + 1))
+            res[r_mem0 + dv, R_QCAP] = min(micap, rocap * (d.prows // d.r_n + 1))
         res[r_afront, R_CAP] = max(1, int(rp[RP_A_UNITS]))
         res[r_afront, R_QCAP] = atcap
         res[r_afront + 1, R_CAP] = max(1, int(rp[RP_A_DLIMIT]))  # destage slots
-        res[r_afront + 1, R_QCAP] = aocap
-        res[r_afront + 2, R_QCAP] = aocap  # destage pace
+        res[r_afront + 1, R_QCAP] = d.aocap
+        res[r_afront + 2, R_QCAP] = d.aocap  # destage pace
     host_cpus = ip[P_HOST_CPUS]  # the host's shared CPUs (last: the others stay as they were)
     res[nres - 1, R_CAP] = max(1, host_cpus)
     res[nres - 1, R_QCAP] = max(1, nslots)
@@ -477,19 +475,161 @@ def _new_resources(ip, njobs, iodepth, npaths, qd, faults, nr_on, atcap, rqcap, 
     maxreq = ip[P_MAXREQ]  # block requests that can exist at once (-1: no bound, open loop)
     if nr_on and maxreq >= 0 and res[1, R_CAP] >= maxreq:
         res[1, R_NOWAIT] = 1
-    if not faults:  # (an attempt orphaned by a path failure holds the device past its slot)
-        at_device = npaths * qd
+    if not d.faults:  # (an attempt orphaned by a path failure holds the device past its slot)
+        at_device = npaths * d.qd
         if nr_on:
             at_device = min(at_device, res[1, R_CAP])
         if maxreq >= 0:
             at_device = min(at_device, maxreq)
         if res[0, R_CAP] >= at_device:
             res[0, R_NOWAIT] = 1
-        if qd <= 1:
+        if d.qd <= 1:
             for p in range(2 * npaths):
                 res[r_link0 + p, R_NOWAIT] = 1
     rq = _um(np.empty(res[nres - 1, R_QBASE] + res[nres - 1, R_QCAP], np.int64), keep)
     return res, rq, r_destage, r_mem0, r_afront
+
+
+#: the run's dimensions, read off the parameters once: the jobs and their slots, the paths and
+#: their queue depth, the pools (I/Os, block requests, path attempts), the scheduled path
+#: failures, the device's family (and a RAID's members' family), an SSD's die processes and
+#: instances (one, or one per RAID member and spare: an SSD step's owner is then a member
+#: I/O, ``ocap`` of them at once), RAID's sets (members, stride with a spare, requests at a
+#: set: attempts then array destages, ops, plan rows, member I/Os), the failing member (-1:
+#: none; live: during the run), and the events RAID adds to the event list
+Dims = namedtuple("Dims", (
+    "njobs", "iodepth", "nslots", "npaths", "qd", "faults", "link_finite", "iocap", "rqcap",
+    "atcap", "nfail", "devkind", "ssd", "hdd", "array", "raid", "raid_ssd", "raid_hdd",
+    "raid_cloud", "flash", "dpcap", "n_sd", "ocap", "r_n", "r_groups", "r_stride", "aocap",
+    "rrcap", "rocap", "prows", "micap", "r_failed", "r_faults", "r_live", "r_extra"))
+
+
+@numba.njit(inline="always")
+def _dims(ip, rp):
+    """The run's :data:`Dims` for the parameters ``ip`` and (RAID, the array) ``rp``."""
+    devkind = ip[P_DEVKIND]
+    atcap = ip[P_ATCAP]
+    array = devkind == DEV_ARRAY
+    raid = devkind == DEV_RAID or array
+    r_n = int(rp[RP_N]) if raid else 0
+    r_groups = int(rp[RP_GROUPS]) if raid else 1
+    r_stride = r_n + 1  # (each set's members and a spare)
+    aocap = int(rp[RP_AOCAP]) if array else 1  # array destage processes at once
+    rrcap = atcap + aocap
+    rocap = int(rp[RP_ROCAP]) if raid else 1
+    r_failed = int(rp[RP_FAILED]) if raid else -1
+    prows = int(rp[RP_PROWS]) if raid else 1  # plan rows of one request
+    micap = rocap * prows if raid else 1
+    mkind = int(rp[RP_MKIND]) if raid else -1
+    raid_ssd = mkind == DEV_SSD
+    flash = devkind == DEV_SSD or raid_ssd
+    n_sd = r_groups * r_stride if raid_ssd else 1
+    ocap = max(atcap, micap) if raid_ssd else atcap
+    r_live = r_failed >= 0 and rp[RP_LIVE] != 0.0
+    r_extra = (micap + rocap + rrcap + r_groups * (r_stride + 4)) if raid else 0  # (events)
+    # (numba refuses a call this long with a conditional expression among its arguments)
+    return Dims(
+        ip[P_NJOBS], ip[P_IODEPTH], ip[P_NJOBS] * ip[P_IODEPTH], ip[P_NPATHS], ip[P_QD],
+        ip[P_FAULTS] != 0, ip[P_LINK_FINITE] != 0, ip[P_IOCAP], ip[P_RQCAP], atcap,
+        ip[P_NFAIL], devkind, devkind == DEV_SSD, devkind == DEV_HDD, array, raid, raid_ssd,
+        mkind == DEV_HDD, mkind == DEV_CLOUD, flash, ip[P_DPCAP], n_sd, ocap, r_n, r_groups,
+        r_stride, aocap, rrcap, rocap, prows, micap, r_failed, r_failed >= 0, r_live, r_extra)
+
+
+@numba.njit(inline="always")
+def _new_state(ip, fp, d, sizes, cdf, slots, ovh_samples, fe_samples, fail_path, fail_at,
+               restore_at, buckets, trace, hp, hxp, hfp, rp, rc, rcf, pz_samples, s_read, s_read2,
+               s_prog, s_prog2, keep):
+    """Every part's state for a run of dimensions ``d`` (:data:`Dims`): the event list and the
+    resources, the host, the path, the device's boundary, the FifoSpaces, each family's (SSD,
+    HDD, RAID, the array, the cloud's buckets), the Recorder's; the views kept alive by
+    ``keep``. ``trace``: the trace's buffers; ``s_*``: the service times (dist_args's form)."""
+    atcap, micap, raid, r_groups, r_stride = d.atcap, d.micap, d.raid, d.r_groups, d.r_stride
+    # SSD: each instance's state (fast_ssd_steps.new_ssd_state); its resources: dies,
+    # channels, the host link out and in, from r_die0 + sd * s_rstride
+    r_die0 = 2 + d.njobs + 2 * d.npaths
+    sp_m0 = 3 + r_groups  # (a RAID of SSDs: each member's two spaces from here)
+    ssd_state = fss.new_ssd_state(ip, fp, d.n_sd, d.ocap, d.dpcap, d.flash, r_die0, sp_m0,
+                                  d.raid_ssd, s_read, s_read2, s_prog, s_prog2, keep)
+    # event list: heap of timed events, FIFO ring of events triggered now, ring of starts;
+    # the resources (_new_resources)
+    res, rq, r_destage, r_mem0, r_afront = _new_resources(ip, d, ssd_state, rp, keep)
+    nres = res.shape[0]
+    hcap = d.nslots + d.rqcap + 2 * atcap + d.dpcap + d.nfail + 8 + d.r_extra
+    ucap = d.nslots + d.rqcap + atcap + d.dpcap + d.nfail + 8 + d.r_extra
+    fcap = (2 * (d.nslots + d.iocap + d.rqcap + 2 * atcap + 2 * d.dpcap + nres + d.npaths
+                 + d.nfail) + 16 + 2 * d.r_extra)
+    ev = Events(_um(np.empty(hcap), keep), _um(np.empty(hcap, np.int64), keep),
+                _um(np.empty(hcap, np.int64), keep), _um(np.empty(ucap, np.int64), keep),
+                _um(np.empty(fcap, np.int64), keep), _um(np.zeros(NCTL, np.int64), keep), res,
+                rq)
+    r_link0 = 2 + d.njobs
+    # the host (fast_host_steps): job slots, arrivals, I/Os, block requests, the trace
+    tr_arr, tr_off, tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done = trace
+    host = fhost.new_host(ip, fp, sizes, cdf, slots, ovh_samples, tr_arr, tr_off, tr_size,
+                          tr_read, tr_gap, tr_lat, tr_issue, tr_done, d.iocap, d.rqcap,
+                          np.int64(1), np.int64(2), nres - 1, keep)
+    # multipath: the paths, the host queue, the scheduled failures (fast_path_steps)
+    paths = fps.new_paths(d.npaths, d.rqcap, fail_path, fail_at, restore_at, d.qd, ip[P_POLICY],
+                          d.faults, d.link_finite, fp[F_LAT], fp[F_BW], fp[F_FO], r_link0, keep)
+    requests = fps.new_requests(host.rq_size, host.rq_read, keep)
+    attempts = fps.new_attempts(atcap, keep)
+    ev.ctl[C_ATFREE] = atcap
+    # the device's boundary (fast_device_steps): the generic device, pauses, device figures
+    dev = fdev.new_device(d.devkind, s_read, s_read2, fp[F_MEDIA], fp[F_CONTENTION],
+                          np.int64(0), d.link_finite, r_link0, ip[P_PAUSES] != 0, pz_samples,
+                          ip[P_PZ_CODE], fp[F_PZ_RATE], fp[F_PZ_A], fp[F_PZ_B], atcap, keep)
+    # the FifoSpaces: an SSD's (write buffer bytes, read buffer pages), each RAID set's cache,
+    # the array's, then (a RAID of SSDs) each member SSD's two from sp_m0 + 2 * sd: room,
+    # waiters' codes, amounts
+    nsp = sp_m0 + (2 * d.n_sd if d.raid_ssd else 0)
+    sp_free = _um(np.zeros(nsp), keep)
+    sp_free[SP_WRITE] = ssd_state.s_wbuf
+    sp_free[SP_READ] = float(ssd_state.s_rbufp)
+    for g in range(r_groups):
+        sp_free[SP_RAID + g] = rp[RP_CACHE] if raid else 0.0
+    sp_free[SP_RAID + r_groups] = rp[RP_A_CACHE] if d.array else 0.0
+    for sd in range(d.n_sd if d.raid_ssd else 0):
+        sp_free[sp_m0 + 2 * sd] = ssd_state.s_wbuf
+        sp_free[sp_m0 + 2 * sd + 1] = float(ssd_state.s_rbufp)
+    spcap = max(1, atcap, d.dpcap, d.rrcap if raid else 1, micap if d.raid_ssd else 1)
+    spaces = Spaces(sp_free, _um(np.zeros((nsp, spcap), np.int64), keep),
+                    _um(np.zeros((nsp, spcap)), keep),
+                    _um(np.zeros((nsp, 2), np.int64), keep))  # per space: head, count
+    # HDD (HddModel): each disk's state (fast_hdd_steps.new_hdd_state); a RAID of disks: one
+    # per member (and a spare each); a RAID of cloud volumes: each member its own m_nbk rows of
+    # the token buckets
+    m_nbk = int(rp[RP_MNBK]) if d.raid_cloud else 0
+    ndisks = r_groups * r_stride if d.raid_hdd else 1
+    h_tags = int(rp[RP_MUNITS]) if d.raid_hdd else max(1, atcap)  # commands a disk holds
+    h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
+    hdd_state = fhs.new_hdd_state(hp, hxp, hfp, ndisks, h_tags, max(atcap, micap), h_bad, keep)
+    # RAID (RaidModel): the sets, their ops and member I/Os (fast_raid_steps); a member I/O's
+    # member and range are the steps' owners (Owners)
+    raid_state = frs.new_raid_state(rp, rc, rcf, raid, d.r_n, r_groups, d.rrcap, d.r_failed,
+                                    d.r_live, r_mem0, r_destage, d.prows, micap, d.rocap, atcap,
+                                    d.raid_hdd, d.raid_cloud, d.raid_ssd, m_nbk, fp[F_SSD_OVH],
+                                    keep)
+    owners = Owners(host.rq_off, attempts.at_req, attempts.at_size, attempts.at_read,
+                    _um(np.zeros(micap, np.int64), keep), _um(np.zeros(micap), keep),
+                    _um(np.zeros(micap), keep),
+                    _um(np.zeros(micap, np.bool_), keep))  # member I/Os: dev, off, size, read
+    rs = raid_state
+    array_state = fas.new_array_state(rp, rc, d.aocap, rs.rr_off, rs.rr_size, rs.rr_read,
+                                      rs.rr_t0, rs.rr_grp, r_groups, atcap, r_afront,
+                                      fe_samples, keep)
+    # statistics: the Recorder's histograms, time averages and batch means (fast_stats); each
+    # member's busy units (a failing member's are withdrawn when it dies)
+    rec = new_recording(NBINS, ip[P_NBATCH], d.iocap + 2, keep)
+    nbusy = max(1, ndisks, r_groups * r_stride)
+    lvs = Levels(rec.lv, rec.lvl, rec.qdh, _um(np.zeros(nbusy, np.int64), keep),
+                 _um(np.zeros(nbusy, np.int64), keep))
+    member_draw = frs.ServiceDraw(s_read[0], s_read[1], s_read[2], s_read[3], s_read2[0],
+                                  s_read2[1], s_read2[2], s_read2[3], fp[F_MEDIA])
+    return (ev, host, paths, requests, attempts, dev, spaces, ssd_state, hdd_state, raid_state,
+            frs.new_raid_ops(d.rocap, d.prows, keep), frs.new_member_ios(micap, keep), owners,
+            array_state, rec, lvs, fcs.CloudState(buckets, fp), member_draw, h_bad, r_mem0,
+            r_afront)
 
 
 # The kernel is compiled twice (``_compiled_kernel``): with the disk families' steps (HDD,
@@ -505,48 +645,11 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                fail_path, fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs,
                tr_arr, tr_off, tr_size, tr_read, tr_gap, tr_lat, tr_issue, tr_done, hp, hxp,
                hfp, rp, rc, rcf, mrngs, rng_pause, pz_samples):
-    njobs = ip[P_NJOBS]
-    iodepth = ip[P_IODEPTH]
-    qd = ip[P_QD]
-    npaths = ip[P_NPATHS]
-    faults = ip[P_FAULTS] != 0
-    link_finite = ip[P_LINK_FINITE] != 0
-    iocap = ip[P_IOCAP]
-    rqcap = ip[P_RQCAP]
-    atcap = ip[P_ATCAP]
-    nfail = ip[P_NFAIL]
-    nslots = njobs * iodepth
-    devkind = ip[P_DEVKIND]
+    d = _dims(ip, rp)
+    devkind, raid, hdd, ssd, array, raid_ssd = d.devkind, d.raid, d.hdd, d.ssd, d.array, d.raid_ssd
     nbk = buckets.shape[0]  # cloud token buckets: rate, capacity, cost code, tokens, t_last
-    throttle_s = 0.0
-    ssd = devkind == DEV_SSD
-    dpcap = ip[P_DPCAP]  # the SSD's die processes at once
     s_ovh = fp[F_SSD_OVH]  # the SSD's controller overhead
-
-    # RAID: ops (a request's or a destage's RaidModel._execute) and their member I/Os; an
-    # array runs one RAID set per group (g), each member disk (dv) at g * r_stride + member
-    array = devkind == DEV_ARRAY
-    raid = devkind == DEV_RAID or array
-    r_n = int(rp[RP_N]) if raid else 0
-    r_groups = int(rp[RP_GROUPS]) if raid else 1
-    r_stride = r_n + 1  # (each set's members and a spare)
-    aocap = int(rp[RP_AOCAP]) if array else 1  # array destage processes at once
-    rrcap = atcap + aocap  # requests at a RAID set: attempts, then array destages
-    rocap = int(rp[RP_ROCAP]) if raid else 1
-    r_failed = int(rp[RP_FAILED]) if raid else -1  # the member that fails (-1: none)
-    r_faults = r_failed >= 0
-    r_live = r_faults and rp[RP_LIVE] != 0.0  # it fails during the run
-    prows = int(rp[RP_PROWS]) if raid else 1  # plan rows of one request
-    micap = rocap * prows if raid else 1
-    r_extra = (micap + rocap + rrcap + r_groups * (r_stride + 4)) if raid else 0  # events
-    # SSD state: one instance (sd) for an SSD device, or one per RAID member and spare (a RAID
-    # of SSDs: sd = the member's dv); the SSD steps' owner (x) is then a member I/O, not an
-    # attempt (ocap of them at once)
-    raid_ssd = raid and int(rp[RP_MKIND]) == DEV_SSD
-    flash = ssd or raid_ssd
-    n_sd = r_groups * r_stride if raid_ssd else 1
-    ocap = max(atcap, micap) if raid_ssd else atcap
-
+    throttle_s = 0.0
     # The state arrays are unmanaged views (fast_core.unmanaged: no reference counting in the
     # step functions); ``keep`` holds their owners until the results are copied out at the end.
     keep = [np.empty(0, np.uint8)]
@@ -559,121 +662,29 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
     buckets = _um(buckets, keep)  # (the cloud volume's, or each RAID member volume's)
     fp, rp, rc, rcf = _um(fp, keep), _um(rp, keep), _um(rc, keep), _um(rcf, keep)
     svc_samples, svc2_samples = _um(svc_samples, keep), _um(svc2_samples, keep)
-    fe_samples = _um(fe_samples, keep)
     # the service times (dist_args's form): the device's (an SSD's page reads), the writes'
     # (a cloud volume's; an SSD's slow page reads), an SSD's page programs (never empirical)
     s_read = (ip[P_SVC_CODE], fp[F_SVC_A], fp[F_SVC_B], svc_samples)
     s_read2 = (ip[P_SVC2_CODE], fp[F_SVC2_A], fp[F_SVC2_B], svc2_samples)
-    s_prog = (ip[P_PROG_CODE], fp[F_PROG_A], fp[F_PROG_B], svc_samples)
-    s_prog2 = (ip[P_PROG2_CODE], fp[F_PROG2_A], fp[F_PROG2_B], svc_samples)
-    # SSD: each instance's state (fast_ssd_steps.new_ssd_state); its resources: dies,
-    # channels, the host link out and in, from r_die0 + sd * s_rstride
-    r_die0 = 2 + njobs + 2 * npaths
-    sp_m0 = 3 + r_groups  # (a RAID of SSDs: each member's two spaces from here)
-    ssd_state = fss.new_ssd_state(ip, fp, n_sd, ocap, dpcap, flash, r_die0, sp_m0, raid_ssd,
-                                  s_read, s_read2, s_prog, s_prog2, keep)
-    # event list: heap of timed events, FIFO ring of events triggered now, ring of starts;
-    # the resources (_new_resources)
-    hcap = nslots + rqcap + 2 * atcap + dpcap + nfail + 8 + r_extra
-    ucap = nslots + rqcap + atcap + dpcap + nfail + 8 + r_extra
-    res, rq, r_destage, r_mem0, r_afront = _new_resources(
-        ip, njobs, iodepth, npaths, qd, faults, ip[P_NR_ON] != 0, atcap, rqcap, ssd_state,
-        n_sd, ocap, dpcap, flash, raid, array, rp, r_groups, r_stride, rocap, micap, prows, r_n,
-        aocap, keep)
-    nres = res.shape[0]
-    fcap = (2 * (nslots + iocap + rqcap + 2 * atcap + 2 * dpcap + nres + npaths + nfail) + 16
-            + 2 * r_extra)
-    ev = Events(_um(np.empty(hcap), keep), _um(np.empty(hcap, np.int64), keep),
-                _um(np.empty(hcap, np.int64), keep), _um(np.empty(ucap, np.int64), keep),
-                _um(np.empty(fcap, np.int64), keep), _um(np.zeros(NCTL, np.int64), keep), res,
-                rq)
-    ht, ctl = ev.ht, ev.ctl
-    r_link0 = 2 + njobs
-
-    # the host (fast_host_steps): job slots, arrivals, I/Os, block requests, the trace
-    host = fhost.new_host(ip, fp, sizes, cdf, slots, ovh_samples, tr_arr, tr_off, tr_size,
-                          tr_read, tr_gap, tr_lat, tr_issue, tr_done, iocap, rqcap, np.int64(1),
-                          np.int64(2), nres - 1, keep)
-    # multipath: the paths, the host queue, the scheduled failures (fast_path_steps)
-    paths = fps.new_paths(npaths, rqcap, fail_path, fail_at, restore_at, qd, ip[P_POLICY],
-                          faults, link_finite, fp[F_LAT], fp[F_BW], fp[F_FO], r_link0, keep)
-    requests = fps.new_requests(host.rq_size, host.rq_read, keep)
-    attempts = fps.new_attempts(atcap, keep)
-    ctl[C_ATFREE] = atcap
-    # the device's boundary (fast_device_steps): the generic device, pauses, device figures
-    dev = fdev.new_device(devkind, s_read, s_read2, fp[F_MEDIA], fp[F_CONTENTION], np.int64(0),
-                          link_finite, r_link0, ip[P_PAUSES] != 0, pz_samples, ip[P_PZ_CODE],
-                          fp[F_PZ_RATE], fp[F_PZ_A], fp[F_PZ_B], atcap, keep)
-    # the FifoSpaces: an SSD's (write buffer bytes, read buffer pages), each RAID set's cache,
-    # the array's, then (a RAID of SSDs) each member SSD's two from sp_m0 + 2 * sd: room,
-    # waiters' codes, amounts
-    nsp = sp_m0 + (2 * n_sd if raid_ssd else 0)
-    sp_free = _um(np.zeros(nsp), keep)
-    sp_free[SP_WRITE] = ssd_state.s_wbuf
-    sp_free[SP_READ] = float(ssd_state.s_rbufp)
-    for g in range(r_groups):
-        sp_free[SP_RAID + g] = rp[RP_CACHE] if raid else 0.0
-    sp_free[SP_RAID + r_groups] = rp[RP_A_CACHE] if array else 0.0
-    for sd in range(n_sd if raid_ssd else 0):
-        sp_free[sp_m0 + 2 * sd] = ssd_state.s_wbuf
-        sp_free[sp_m0 + 2 * sd + 1] = float(ssd_state.s_rbufp)
-    spcap = max(1, atcap, dpcap, rrcap if raid else 1, micap if raid_ssd else 1)
-    spaces = Spaces(sp_free, _um(np.zeros((nsp, spcap), np.int64), keep),
-                    _um(np.zeros((nsp, spcap)), keep),
-                    _um(np.zeros((nsp, 2), np.int64), keep))  # per space: head, count
-    # HDD (HddModel): each disk's state (fast_hdd_steps.new_hdd_state)
-    hdd = devkind == DEV_HDD
-    raid_hdd = raid and int(rp[RP_MKIND]) == DEV_HDD  # a RAID of disks: one state per member
-    # a RAID of cloud volumes: each member (and spare) its own m_nbk rows of the token buckets
-    raid_cloud = raid and int(rp[RP_MKIND]) == DEV_CLOUD
-    m_nbk = int(rp[RP_MNBK]) if raid_cloud else 0
-    ndisks = r_groups * r_stride if raid_hdd else 1  # (and a spare each)
-    h_tags = int(rp[RP_MUNITS]) if raid_hdd else max(1, atcap)  # commands a disk holds
-    h_bad = _um(np.zeros(2), keep)  # an I/O beyond the capacity: offset, size
-    hdd_state = fhs.new_hdd_state(hp, hxp, hfp, ndisks, h_tags, max(atcap, micap), h_bad, keep)
-    # RAID (RaidModel): the sets, their ops and member I/Os (fast_raid_steps); a member I/O's
-    # member and range are the steps' owners (Owners)
-    raid_state = frs.new_raid_state(rp, rc, rcf, raid, r_n, r_groups, rrcap, r_failed, r_live,
-                                    r_mem0, r_destage, prows, micap, rocap, atcap, raid_hdd,
-                                    raid_cloud, raid_ssd, m_nbk, s_ovh, keep)
-    ops = frs.new_raid_ops(rocap, prows, keep)
-    mi_dev = _um(np.zeros(micap, np.int64), keep)
-    owners = Owners(host.rq_off, attempts.at_req, attempts.at_size, attempts.at_read, mi_dev,
-                    _um(np.zeros(micap), keep), _um(np.zeros(micap), keep),
-                    _um(np.zeros(micap, np.bool_), keep))  # member I/Os: off, size, read
-    member_ios = frs.new_member_ios(micap, keep)
-    rs = raid_state
-    array_state = fas.new_array_state(rp, rc, aocap, rs.rr_off, rs.rr_size, rs.rr_read, rs.rr_t0,
-                                      rs.rr_grp, r_groups, atcap, r_afront, fe_samples, keep)
-    # statistics: the Recorder's histograms, time averages and batch means (fast_stats); each
-    # member's busy units (a failing member's are withdrawn when it dies)
-    rec = new_recording(NBINS, ip[P_NBATCH], iocap + 2, keep)
-    nbusy = max(1, ndisks, r_groups * r_stride)
-    lvs = Levels(rec.lv, rec.lvl, rec.qdh, _um(np.zeros(nbusy, np.int64), keep),
-                 _um(np.zeros(nbusy, np.int64), keep))
-    tot = rec.tot
-    cloud_state = fcs.CloudState(buckets, fp)
-    member_draw = frs.ServiceDraw(s_read[0], s_read[1], s_read[2], s_read[3], s_read2[0],
-                                  s_read2[1], s_read2[2], s_read2[3], fp[F_MEDIA])
+    (ev, host, paths, requests, attempts, dev, spaces, ssd_state, hdd_state, raid_state, ops,
+     member_ios, owners, array_state, rec, lvs, cloud_state, member_draw, h_bad, r_mem0,
+     r_afront) = _new_state(
+        ip, fp, d, sizes, cdf, slots, ovh_samples, _um(fe_samples, keep), fail_path, fail_at,
+        restore_at, buckets, (tr_arr, tr_off, tr_size, tr_read, tr_gap, tr_lat, tr_issue,
+                              tr_done), hp, hxp, hfp, rp, rc, rcf, pz_samples, s_read, s_read2,
+        (ip[P_PROG_CODE], fp[F_PROG_A], fp[F_PROG_B], svc_samples),
+        (ip[P_PROG2_CODE], fp[F_PROG2_A], fp[F_PROG2_B], svc_samples), keep)
+    ht, ctl, res, rq, tot = ev.ht, ev.ctl, ev.res, ev.rq, rec.tot
 
     # -- run --------------------------------------------------------------------------------
     now = 0.0
     status = OK
     rc[:, RC_FAILED_NOW] = -1  # (RAID: no member failed yet)
-    for g in range(r_groups if WITH_DISK and raid and r_faults else 0):
-        # each RaidModel's processes, in the order of the sets, start before the jobs
-        if r_live:
-            push_start(ev, (g << KB) | K_R_FSTART)
-        else:  # failed from the start
-            rc[g, RC_FAILED_NOW] = r_failed
-            rc[g, RC_PHASE] = PH_DEGRADED
-            rcf[g, RCF_FAILED_AT] = 0.0
-        if rp[RP_REBUILD] != 0.0:
-            rcf[g, RCF_TARGET] = rp[RP_RB_TARGET]
-            push_start(ev, (g << KB) | K_R_BSTART)
+    if WITH_DISK and raid and d.r_faults:  # each set's failure and rebuild, before the jobs
+        frs.start_sets(ev, rp, rc, rcf, d.r_groups, d.r_failed, d.r_live)
     measuring = fhost.host_start(now, ev, rec, host)
-    n_io, n_rq = iocap, rqcap  # the I/O and block-request pools' free counts
-    for e in range(nfail):
+    n_io, n_rq = d.iocap, d.rqcap  # the I/O and block-request pools' free counts
+    for e in range(d.nfail):
         push_start(ev, (e << KB) | K_PE_START)
 
     while True:
@@ -758,7 +769,7 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
                 k, x, act, a_delay, a_code, a_res = frs.raid_step(
                     k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, raid_state, ops,
                     member_ios, owners, member_draw, cloud_state,
-                    unmanaged_generator(mrngs[mi_dev[x]]) if k == K_M_GRANT else rng_dev)
+                    unmanaged_generator(mrngs[owners.mi_dev[x]]) if k == K_M_GRANT else rng_dev)
             elif WITH_FLASH and K_SSD_FIRST <= k <= K_SSD_LAST:  # ---- SSD (SsdModel)
                 k, act, a_delay, a_code, a_res = fss.ssd_step(
                     k, x, now, act, a_delay, a_code, a_res, ev, lvs, spaces, ssd_state, owners,

@@ -94,6 +94,7 @@ from .fast_codes import (
     RCF_RB_T0,
     RCF_REBUILT,
     RCF_REBUILT_TO,
+    RCF_TARGET,
     RO_DESTAGE,
     RO_REBUILD,
     RP_CACHE,
@@ -107,6 +108,7 @@ from .fast_codes import (
     RP_RB_START,
     RP_RB_STEP,
     RP_RB_TARGET,
+    RP_REBUILD,
     RP_SU,
     SP_RAID,
     ST_MISSING,
@@ -742,3 +744,20 @@ def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis
     if ev.ctl[C_OVF] != 0:
         return I(-1), x, act, a_delay, a_code, a_res
     return k, x, act, a_delay, a_code, a_res
+
+
+@numba.njit(inline="always")
+def start_sets(ev, rp, rc, rcf, r_groups, r_failed, r_live):
+    """Each RaidModel's failure and rebuild processes, in the order of the sets (before the
+    jobs): member ``r_failed`` fails during the run (``r_live``) or has failed from the start
+    (the set runs degraded)."""
+    for g in range(r_groups):
+        if r_live:
+            push_start(ev, (g << KB) | K_R_FSTART)
+        else:  # failed from the start
+            rc[g, RC_FAILED_NOW] = r_failed
+            rc[g, RC_PHASE] = PH_DEGRADED
+            rcf[g, RCF_FAILED_AT] = 0.0
+        if rp[RP_REBUILD] != 0.0:
+            rcf[g, RCF_TARGET] = rp[RP_RB_TARGET]
+            push_start(ev, (g << KB) | K_R_BSTART)
