@@ -41,29 +41,30 @@ K_DEV_GO = 36  # cloud: throttle wait over (a timed event)
 K_DEV_ARRIVE = 37  # inline: an attempt reaches the device: the family's serve
 K_DEV_FINISHED = 38  # inline: the device is done with an attempt
 K_DEV_QUEUE = 39  # inline: (generic, cloud past the token buckets) FIFO for a unit
-# SSD (SsdModel): the serve process, its per-die read processes, the host link
-K_SSD_FIRST, K_SSD_LAST = 144, 175  # the SSD's block
+# SSD (SsdModel): the serve process, its die processes, the host link
+K_SSD_FIRST, K_SSD_LAST = 144, 175  # the SSD's block: the serve process, then die processes
+K_SSD_SERVE_LAST = 151  # the serve process's steps: K_SSD_FIRST .. here (x: the request)
 K_SSD_OVH = 144  # controller overhead spent: fork the die processes
-K_SSD_DSTART = 145  # a die process starts: request its die
-K_SSD_DGRANT = 146  # die granted: array time (tR)
-K_SSD_DREAD = 147  # array time done: room in the read buffer, then request the channel
-K_SSD_CGRANT = 148  # channel granted: transfer the pages
-K_SSD_CXFER = 149  # transfer done: release channel and die (a read then crosses the link)
-K_SSD_PEND = 150  # a die process's end processed (AllOf counts it)
+K_SSD_FORK = 145  # inline: the request's pages; a read forks, a write crosses the host link
+K_SSD_IGRANT = 146  # host link (host -> device) granted
+K_SSD_IXFER = 147  # host link transfer done
+K_SSD_WBUF = 148  # inline: room in the write buffer, or programs the request waits for
+K_SSD_BUF = 149  # write buffer room taken (at once or when freed): dirty data, done
+K_SSD_SPAWN = 150  # inline: one process per die the request's pages live on, in page order
 K_SSD_ALL = 151  # AllOf of the die processes processed: the request is done
-K_SSD_LGRANT = 152  # a read die process: host link (device -> host) granted
-K_SSD_LXFER = 153  # a read die process: host link transfer done, read buffer room freed
-K_SSD_FORK = 154  # inline: the request's pages; a read forks, a write crosses the host link
-K_SSD_DEND = 155  # inline: the die process's end
-K_SSD_IGRANT = 156  # host link (host -> device) granted
-K_SSD_IXFER = 157  # host link transfer done
-K_SSD_BUF = 158  # write buffer room taken (at once or when freed): dirty data, done
-K_SSD_WBUF = 159  # inline: room in the write buffer, or programs the request waits for
-K_SSD_CHAN = 160  # inline: the channel (a read after tR, a program first)
-K_SSD_AFTERCH = 161  # inline: after the channel: a read is done, a program takes tPROG
-K_SSD_PROG = 162  # program time (with GC's extra die time) spent
-K_SSD_SPAWN = 163  # inline: one process per die the request's pages live on, in page order
-K_SSD_RSLOT = 164  # a read die process waited for room in the read buffer: now the channel
+K_SSD_DSTART = 152  # a die process starts: request its die (x: the die process)
+K_SSD_DGRANT = 153  # die granted: array time (tR)
+K_SSD_DREAD = 154  # array time done: room in the read buffer, then request the channel
+K_SSD_RSLOT = 155  # a read die process waited for room in the read buffer: now the channel
+K_SSD_CHAN = 156  # inline: the channel (a read after tR, a program first)
+K_SSD_CGRANT = 157  # channel granted: transfer the pages
+K_SSD_CXFER = 158  # transfer done: release channel and die (a read then crosses the link)
+K_SSD_AFTERCH = 159  # inline: after the channel: a read is done, a program takes tPROG
+K_SSD_PROG = 160  # program time (with GC's extra die time) spent
+K_SSD_DEND = 161  # inline: the die process's end
+K_SSD_PEND = 162  # a die process's end processed (AllOf counts it)
+K_SSD_LGRANT = 163  # a read die process: host link (device -> host) granted
+K_SSD_LXFER = 164  # a read die process: host link transfer done, read buffer room freed
 # the path below the block layer (Multipath, Link; fast_path_steps): a block request's host
 # queue and path slot (x: the request), its attempt across the link (x: the attempt), fault
 # mode's attempt processes and conditions, the scheduled path failures (x: the failure)

@@ -135,32 +135,15 @@ def _kick(ev, hd_i, dv):
 
 
 @numba.njit(inline="always")
-def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem0, r_units,
-             rng):
-    """One step ``k`` of the disk's processes for owner ``x`` (an attempt at the disk, a RAID
-    member I/O, or for the actuator's steps the disk): HddModel.serve (tag, overhead, buffer,
-    write cache, media, interface lag) and HddModel._actuator (pick, serve, destage). Returns
-    the next step (-1: the process waits), what it waits on (``act`` 1: a timeout of
-    ``a_delay``, resuming at ``a_code``) and the status (BEYOND: an I/O past the capacity).
-    ``rng``: the stream the actuator's step (``K_HDD_LOOP``) draws a service time from, the
-    disk's or the member's (the kernel chooses it: a list of streams passed here would be
-    reference-counted at every step).
-
-    The kernel inlines it before typing, and compiles without SSA renaming (``kernel_compiler``'s
-    ``KernelCompiler``): a name given several integer constants would be typed as the first
-    constant and refuse the others, so every integer constant assigned here is ``I(...)``, an
-    int64.
-    """
+def _serve_step(k, x, now, act, a_delay, a_code, ev, hs, own, tot, raid, r_mem0, r_units):
+    """A step of ``HddModel.serve`` for host command ``x``: an attempt at the disk, or a RAID
+    member I/O at its member disk. As :func:`hdd_step`."""
     h_ovh = hs.hp[H_OVH]
     h_iface = hs.hp[H_IFACE]
     h_iface_finite = math.isfinite(h_iface)
     h_wc = hs.hp[H_WC] > 0
-    # the disk (dv: 0, or a RAID member) and a host command's request: an attempt
-    # at the disk, or a RAID member I/O
-    if k == K_HDD_WAKE or k == K_HDD_SERVED or k == K_HDD_LOOP:
-        dv = x
-        q_off, q_size, q_read = 0.0, 0.0, np.bool_(False)
-    elif raid:
+    # the disk (dv: 0, or a RAID member) and the command's request
+    if raid:
         dv = own.mi_dev[x]
         q_off, q_size, q_read = own.mi_off[x], own.mi_size[x], own.mi_read[x]
     else:
@@ -266,7 +249,15 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
         else:
             release(ev, r_units)
             k = I(K_DEV_FINISHED)
-    elif k == K_HDD_WAKE:
+    return k, act, a_delay, a_code, I(OK)
+
+
+@numba.njit(inline="always")
+def _actuator_step(k, dv, now, act, a_delay, a_code, ev, lvs, hs, tot, rng):
+    """A step of disk ``dv``'s ``HddModel._actuator``: woken, a media operation done (a host
+    command's or a destage's), or its loop's top (pick the next operation, FIFO or SPTF, and
+    serve it). As :func:`hdd_step`."""
+    if k == K_HDD_WAKE:
         k = I(K_HDD_LOOP)
     elif k == K_HDD_SERVED:  # ---- the actuator: a media operation done
         unit_busy(lvs, dv, now, -1)
@@ -336,3 +327,25 @@ def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem
                 ra_note_limit(hs.h_ra[dv], track_end_limit(op, hs.hp))
 
     return k, act, a_delay, a_code, I(OK)
+
+
+@numba.njit(inline="always")
+def hdd_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, own, tot, raid, r_mem0, r_units,
+             rng):
+    """One step ``k`` of the disk's processes for owner ``x`` (an attempt at the disk, a RAID
+    member I/O, or for the actuator's steps the disk): HddModel.serve (tag, overhead, buffer,
+    write cache, media, interface lag) and HddModel._actuator (pick, serve, destage). Returns
+    the next step (-1: the process waits), what it waits on (``act`` 1: a timeout of
+    ``a_delay``, resuming at ``a_code``) and the status (BEYOND: an I/O past the capacity).
+    ``rng``: the stream the actuator's step (``K_HDD_LOOP``) draws a service time from, the
+    disk's or the member's (the kernel chooses it: a list of streams passed here would be
+    reference-counted at every step).
+
+    The kernel inlines it before typing, and compiles without SSA renaming (``kernel_compiler``'s
+    ``KernelCompiler``): a name given several integer constants would be typed as the first
+    constant and refuse the others, so every integer constant assigned here is ``I(...)``, an
+    int64.
+    """
+    if k == K_HDD_WAKE or k == K_HDD_SERVED or k == K_HDD_LOOP:  # (x: the disk)
+        return _actuator_step(k, x, now, act, a_delay, a_code, ev, lvs, hs, tot, rng)
+    return _serve_step(k, x, now, act, a_delay, a_code, ev, hs, own, tot, raid, r_mem0, r_units)

@@ -479,19 +479,15 @@ def raid_phase_over(rs, ops, o, t):
 
 
 @numba.njit(inline="always")
-def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc,
-              cs, rng):
-    """One step ``k`` of a RAID set's processes (``RaidModel``: the controller, its cache and
-    coalescer, an op's phases of member I/Os, a member's serve process for generic and cloud
-    members, member failure and rebuild) for owner ``x`` (a member I/O, a request at the set,
-    an op, a coalescing timer, or the set). Returns the next step (-1: the process waits), the
-    owner it goes on with, and what it waits on (``act`` 1: a timeout of ``a_delay``; 2:
-    resource ``a_res``; resuming at ``a_code``). A member disk's or SSD's steps are their
-    families'."""
-    r_level, r_n, r_su, r_policy = rs.r_level, rs.r_n, rs.r_su, rs.r_policy
-    r_cache, r_ccount, r_ctimeout, r_stride = rs.r_cache, rs.r_ccount, rs.r_ctimeout, rs.r_stride
-    r_groups, r_failed, r_faults, r_live = rs.r_groups, rs.r_failed, rs.r_faults, rs.r_live
-    r_mem0, r_destage, prows, atcap = rs.r_mem0, rs.r_destage, rs.prows, rs.atcap
+def _member_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc,
+                 cs, rng):
+    """A step of a member I/O ``x``'s process at a generic, cloud or SSD member (its unit, its
+    tokens, its service on the member's own stream ``rng``) or its end (the op's AllOf). As
+    :func:`raid_step`."""
+    r_n = rs.r_n
+    r_stride = rs.r_stride
+    r_failed = rs.r_failed
+    r_mem0 = rs.r_mem0
     raid_hdd, raid_cloud, raid_ssd, m_nbk = rs.raid_hdd, rs.raid_cloud, rs.raid_ssd, rs.m_nbk
     s_ovh = rs.s_ovh
     svc_code, svc_a, svc_b = svc.svc_code, svc.svc_a, svc.svc_b
@@ -499,18 +495,7 @@ def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis
     media = svc.media
     n_svc_samples = svc.svc_samples.shape[0]
     n_svc2_samples = svc.svc2_samples.shape[0]
-    # the RAID set (g: 0, or an array's group) of the step's member I/O, request,
-    # op, coalescing timer (x: epoch * groups + g) or failure process (x: g)
-    if (k >= K_M_START and k <= K_M_PEND) or k == K_M_TOKENS:
-        g = own.mi_dev[x] // r_stride
-    elif k <= K_R_CACHED or k == K_R_REPORT or k == K_R_REPORTED:
-        g = rs.rr_grp[x]
-    elif k == K_R_TSTART or k == K_R_TIMER:
-        g = x % r_groups
-    elif k >= K_R_FSTART and k <= K_R_BWAIT:
-        g = x
-    else:
-        g = ops.ro_grp[x]
+    g = own.mi_dev[x] // r_stride  # (the RAID set: 0, or an array's group)
     if k == K_M_PEND:  # a member process's end processed: its op's AllOf counts it
         mm = own.mi_dev[x] - g * r_stride  # read balancing: one fewer pending, the head
         if not (mm == r_failed and rs.rc[g, RC_SPARE] != 0):  # (not a replaced disk)
@@ -574,7 +559,30 @@ def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis
         release(ev, r_mem0 + own.mi_dev[x])
         push_now(ev, (x << KB) | K_M_PEND)
         k = I(-1)
-    elif k == K_R_OVH:
+    else:  # an unknown step: a bug
+        k = I(-2)
+    return k, x, act, a_delay, a_code, a_res
+
+
+@numba.njit(inline="always")
+def _controller_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc,
+                     cs, rng):
+    """A step of the controller (a request at the set ``x``: overhead, cache, coalescing and
+    its timers; an op ``x``: its plan, its phases of member I/Os, its end). As
+    :func:`raid_step`."""
+    r_level, r_n, r_su, r_policy = rs.r_level, rs.r_n, rs.r_su, rs.r_policy
+    r_cache, r_ccount, r_ctimeout = rs.r_cache, rs.r_ccount, rs.r_ctimeout
+    r_groups, r_faults = rs.r_groups, rs.r_faults
+    r_destage, prows, atcap = rs.r_destage, rs.prows, rs.atcap
+    # the RAID set (g: 0, or an array's group) of the request, op or coalescing timer (x:
+    # epoch * groups + g)
+    if k <= K_R_CACHED or k == K_R_REPORT or k == K_R_REPORTED:
+        g = rs.rr_grp[x]
+    elif k == K_R_TSTART or k == K_R_TIMER:
+        g = x % r_groups
+    else:
+        g = ops.ro_grp[x]
+    if k == K_R_OVH:
         k = I(K_R_CMD)
     elif k == K_R_CMD:  # a write the cache holds, or the members now
         if not rs.rr_read[x] and 0 < rs.rr_size[x] <= r_cache:
@@ -671,7 +679,23 @@ def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis
         k = I(K_DEV_FINISHED) if x < atcap else I(K_A_BDONE)  # (an array's destage)
         if x >= atcap:
             x -= atcap
-    elif k == K_R_DOOMED:  # the doomed AllOf processed: the `doomed | failed` Or
+    else:  # an unknown step: a bug
+        k = I(-2)
+    return k, x, act, a_delay, a_code, a_res
+
+
+@numba.njit(inline="always")
+def _fault_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc,
+                cs, rng):
+    """A step of a member's failure and its rebuild (the set ``x``: ``_fail`` and the start of
+    ``_rebuild``; the rebuild's op ``x``: its loop, its pace) or of an op at the failing
+    member (its ``doomed | failed`` Or). As :func:`raid_step`."""
+    r_level, r_n = rs.r_level, rs.r_n
+    r_stride = rs.r_stride
+    r_failed, r_live = rs.r_failed, rs.r_live
+    prows = rs.prows
+    g = x if K_R_FSTART <= k <= K_R_BWAIT else ops.ro_grp[x]  # (the RAID set)
+    if k == K_R_DOOMED:  # the doomed AllOf processed: the `doomed | failed` Or
         if ops.ro_mode[x] == MD_OR:
             ops.ro_mode[x] = MD_ORDONE
             push_now(ev, (x << KB) | K_R_OR)
@@ -739,8 +763,35 @@ def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis
             rs.rcf[g, RCF_RB_ENDED] = now
             ops.ro_free[ops.ronf[0]] = x
             ops.ronf[0] += 1
-    else:  # K_R_BPACE
+    elif k == K_R_BPACE:  # K_R_BPACE
         k = I(K_R_BSTEP)
+    else:  # an unknown step: a bug
+        k = I(-2)
+    return k, x, act, a_delay, a_code, a_res
+
+
+@numba.njit(inline="always")
+def raid_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc,
+              cs, rng):
+    """One step ``k`` of a RAID set's processes (``RaidModel``: the controller, its cache and
+    coalescer, an op's phases of member I/Os, a member's serve process for generic and cloud
+    members, member failure and rebuild) for owner ``x`` (a member I/O, a request at the set,
+    an op, a coalescing timer, or the set). Returns the next step (-1: the process waits), the
+    owner it goes on with, and what it waits on (``act`` 1: a timeout of ``a_delay``; 2:
+    resource ``a_res``; resuming at ``a_code``). A member disk's or SSD's steps are their
+    families'."""
+    if (K_M_START <= k <= K_M_PEND) or k == K_M_TOKENS:
+        k, x, act, a_delay, a_code, a_res = _member_step(
+            k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc, cs,
+            rng)
+    elif (K_R_DOOMED <= k <= K_R_BSTEP) or k == K_R_BPACE:
+        k, x, act, a_delay, a_code, a_res = _fault_step(
+            k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc, cs,
+            rng)
+    else:
+        k, x, act, a_delay, a_code, a_res = _controller_step(
+            k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, rs, ops, mis, own, svc, cs,
+            rng)
     if ev.ctl[C_OVF] != 0:
         return I(-1), x, act, a_delay, a_code, a_res
     return k, x, act, a_delay, a_code, a_res

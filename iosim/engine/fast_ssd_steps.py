@@ -56,6 +56,7 @@ from .fast_codes import (
     K_SSD_PEND,
     K_SSD_PROG,
     K_SSD_RSLOT,
+    K_SSD_SERVE_LAST,
     K_SSD_SPAWN,
     K_SSD_WBUF,
     KB,
@@ -205,31 +206,20 @@ def ssd_busy(raid_ssd, lvs, sd, t, delta):
 
 
 @numba.njit(inline="always")
-def ssd_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ss, own, tot, stream):
-    """One step ``k`` of an SSD's processes (``SsdModel.serve``: the host link, the write
-    buffer, one process per die in page order and their AllOf; ``_flush`` and the dies'
-    background programs of buffered data) for owner ``x`` (an attempt at the SSD, a RAID
-    member I/O at a member SSD, or a die process). Returns the next step (-1: the process
-    waits) and what it waits on (``act`` 1: a timeout of ``a_delay``; 2: resource
-    ``a_res``; resuming at ``a_code``). ``stream``: what a die process's array time draws
-    from, the SSD's or (a RAID of SSDs) its member's: the kernel passes it. The helpers take
-    numbers, not the records: a record is copied at every call it is passed to."""
+def _serve_step(k, x, act, a_delay, a_code, a_res, ev, sps, ss, own, tot):
+    """A step of ``SsdModel.serve`` (or ``_flush``) for request ``x``: an attempt at the SSD,
+    or a RAID member I/O at a member SSD. As :func:`ssd_step`."""
     s_page, s_link, s_out, s_hbw = ss.s_page, ss.s_link, ss.s_out, ss.s_hbw
-    s_wbuf, s_ndies, s_nch, s_dpc = ss.s_wbuf, ss.s_ndies, ss.s_nch, ss.s_dpc
-    s_rbufp, s_xfer, s_chrate, s_planes = ss.s_rbufp, ss.s_xfer, ss.s_chrate, ss.s_planes
-    s_gc, raid_ssd, sp_m0 = ss.s_gc, ss.raid_ssd, ss.sp_m0
-    r_die0, s_rstride = ss.r_die0, ss.s_rstride
+    s_wbuf, s_ndies, raid_ssd, sp_m0 = ss.s_wbuf, ss.s_ndies, ss.raid_ssd, ss.sp_m0
+    r_die0, s_rstride, s_rbufp = ss.r_die0, ss.s_rstride, ss.s_rbufp
+    s_nch, s_dpc = ss.s_nch, ss.s_dpc
     # the owner's instance and request: an attempt at the SSD, or a member I/O at its SSD
-    if k == K_SSD_FORK or k == K_SSD_IXFER or k == K_SSD_WBUF or k == K_SSD_BUF or (
-            k == K_SSD_IGRANT or k == K_SSD_SPAWN):
-        if raid_ssd:
-            o_sd, o_off = own.mi_dev[x], own.mi_off[x]
-            o_size, o_read = own.mi_size[x], own.mi_read[x]
-        else:
-            o_sd, o_off = I(0), own.rq_off[own.at_req[x]]
-            o_size, o_read = own.at_size[x], own.at_read[x]
+    if raid_ssd:
+        o_sd, o_off = own.mi_dev[x], own.mi_off[x]
+        o_size, o_read = own.mi_size[x], own.mi_read[x]
     else:
-        o_sd, o_off, o_size, o_read = I(0), 0.0, 0.0, np.bool_(False)
+        o_sd, o_off = I(0), own.rq_off[own.at_req[x]]
+        o_size, o_read = own.at_size[x], own.at_read[x]
     if k == K_SSD_OVH:
         k = I(K_SSD_FORK)
     elif k == K_SSD_FORK:  # SsdModel.serve past the controller overhead
@@ -308,7 +298,22 @@ def ssd_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ss, own, tot,
                 ss.dp_room[dproc] = min(ss.dp_np[dproc], s_rbufp)
             push_start(ev, (dproc << KB) | K_SSD_DSTART)
         k = I(-1)
-    elif k == K_SSD_DSTART:
+    elif k == K_SSD_ALL:
+        k = ssd_served(ev, raid_ssd, x)
+    else:  # an unknown step: a bug
+        k = I(-2)
+    return k, act, a_delay, a_code, a_res
+
+
+@numba.njit(inline="always")
+def _die_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ss, tot, stream):
+    """A step of die process ``x`` (a request's pages on one die, or a die's background
+    programs of buffered data). As :func:`ssd_step`."""
+    s_link, s_out, s_hbw, s_ndies, s_dpc = ss.s_link, ss.s_out, ss.s_hbw, ss.s_ndies, ss.s_dpc
+    s_xfer, s_chrate, s_planes = ss.s_xfer, ss.s_chrate, ss.s_planes
+    s_gc, raid_ssd, sp_m0 = ss.s_gc, ss.raid_ssd, ss.sp_m0
+    r_die0, s_rstride = ss.r_die0, ss.s_rstride
+    if k == K_SSD_DSTART:
         act, a_res = I(2), (r_die0 + ss.dp_sd[x] * s_rstride) + ss.dp_die[x]
         a_code = (x << KB) | K_SSD_DGRANT
         k = I(-1)
@@ -400,8 +405,6 @@ def ssd_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ss, own, tot,
         if ss.so_left[a] == 0:
             push_now(ev, (a << KB) | K_SSD_ALL)  # the AllOf condition succeeds
         k = I(-1)
-    elif k == K_SSD_ALL:
-        k = ssd_served(ev, raid_ssd, x)
     elif k == K_SSD_LGRANT:
         act, a_delay, a_code = I(1), ss.dp_bytes[x] / s_hbw, (x << KB) | K_SSD_LXFER
         k = I(-1)
@@ -412,4 +415,21 @@ def ssd_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ss, own, tot,
             space_give(ev, sps, ssd_space(raid_ssd, sp_m0, ss.dp_sd[x], True), ss.dp_room[x])
         push_now(ev, (x << KB) | K_SSD_PEND)
         k = I(-1)
+    else:  # an unknown step: a bug
+        k = I(-2)
     return k, act, a_delay, a_code, a_res
+
+
+@numba.njit(inline="always")
+def ssd_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ss, own, tot, stream):
+    """One step ``k`` of an SSD's processes (``SsdModel.serve``: the host link, the write
+    buffer, one process per die in page order and their AllOf; ``_flush`` and the dies'
+    background programs of buffered data) for owner ``x`` (an attempt at the SSD, a RAID
+    member I/O at a member SSD, or a die process). Returns the next step (-1: the process
+    waits; -2: an unknown step) and what it waits on (``act`` 1: a timeout of ``a_delay``; 2:
+    resource ``a_res``; resuming at ``a_code``). ``stream``: what a die process's array time
+    draws from, the SSD's or (a RAID of SSDs) its member's: the kernel passes it. The helpers
+    take numbers, not the records: a record is copied at every call it is passed to."""
+    if k <= K_SSD_SERVE_LAST:
+        return _serve_step(k, x, act, a_delay, a_code, a_res, ev, sps, ss, own, tot)
+    return _die_step(k, x, now, act, a_delay, a_code, a_res, ev, lvs, sps, ss, tot, stream)
