@@ -109,23 +109,25 @@ def free_owners(keep):
         keep.pop()
 
 
+def _without_meminfo(ty):
+    """Code that returns a value of the struct type ``ty`` with its meminfo (its reference
+    count) null and every other field as it was."""
+
+    def codegen(context, builder, signature, args):
+        obj = cgutils.create_struct_proxy(ty)(context, builder, value=args[0])
+        obj.meminfo = cgutils.get_null_value(obj.meminfo.type)
+        return obj._getvalue()
+
+    return codegen
+
+
 @intrinsic
 def unmanaged_generator(typingctx, gen):
     """The NumPy generator ``gen`` with no reference count (as :func:`unmanaged`; the caller's
     argument keeps the generator alive): drawing through it costs no atomic operations."""
     if not isinstance(gen, types.NumPyRandomGeneratorType):
         return None
-    sig = gen(gen)
-
-    def codegen(context, builder, signature, args):
-        src = cgutils.create_struct_proxy(gen)(context, builder, value=args[0])
-        dst = cgutils.create_struct_proxy(gen)(context, builder)
-        dst.bit_generator = src.bit_generator
-        dst.parent = src.parent
-        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
-        return dst._getvalue()
-
-    return sig, codegen
+    return gen(gen), _without_meminfo(gen)
 
 
 @intrinsic
@@ -135,16 +137,7 @@ def unmanaged_list(typingctx, lst):
     (Its items are still counted when taken out, as from any typed list.)"""
     if not isinstance(lst, types.ListType):
         return None
-    sig = lst(lst)
-
-    def codegen(context, builder, signature, args):
-        src = cgutils.create_struct_proxy(lst)(context, builder, value=args[0])
-        dst = cgutils.create_struct_proxy(lst)(context, builder)
-        dst.data = src.data
-        dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
-        return dst._getvalue()
-
-    return sig, codegen
+    return lst(lst), _without_meminfo(lst)
 
 
 @intrinsic
