@@ -11,7 +11,14 @@ from numba.core import analysis, codegen, inline_closurecall, ir_utils
 from numba.core.compiler import run_frontend
 from numba.core.postproc import VariableLifetime
 
-from iosim.engine import fast_hdd_steps, fast_path_steps, fast_raid_steps, fast_ssd_steps
+from iosim.engine import (
+    fast_device_steps,
+    fast_hdd_steps,
+    fast_host_steps,
+    fast_path_steps,
+    fast_raid_steps,
+    fast_ssd_steps,
+)
 from iosim.engine import kernel_compiler as kc
 
 
@@ -20,9 +27,11 @@ def _py(fn):
 
 
 @pytest.mark.parametrize("fn", [
-    fast_path_steps.path_step, fast_raid_steps.raid_step, fast_ssd_steps.ssd_step,
-    fast_hdd_steps.hdd_step,
-], ids=lambda f: f.__name__)
+    fast_path_steps.path_step, fast_raid_steps.raid_step, fast_raid_steps._controller_step,
+    fast_raid_steps._fault_step, fast_ssd_steps._serve_step, fast_ssd_steps._die_step,
+    fast_hdd_steps._serve_step, fast_hdd_steps._actuator_step, fast_host_steps.host_step,
+    fast_device_steps.device_step,
+], ids=lambda f: f"{f.__module__.rsplit('.', 1)[-1]}.{f.__name__}")
 def test_bit_liveness_equals_numbas(fn):
     """Same live variables at every block's entry as numba's set version, on the IR of the
     engine's largest step functions (loops, early returns, many blocks)."""
