@@ -95,10 +95,10 @@ def draw_service(dev, second, rng):
 @numba.njit(inline="always")
 def device_step(k, x, now, act, a_delay, a_code, a_res, measuring, ev, lvs, rec, dev, ats,
                 rng_dev, rng_pause):
-    """Steps ``k`` of the device's boundary for attempt ``x`` (``K_RELEASE``: for resource
-    ``x``) while they stay in its block, ``measuring`` or not. Returns the next step (-1: the
-    process waits; ``K_LU_LATSTEP``: back up the link; ``K_DEV_ARRIVE``: the kernel's) and what
-    it waits on (``act`` 1: a timeout of ``a_delay``; 2: resource ``a_res``; resuming at
+    """Step ``k`` of the device's boundary for attempt ``x`` (``K_RELEASE``: for resource
+    ``x``), ``measuring`` or not; the kernel dispatches the next. Returns the next step (-1:
+    the process waits; -2: an unknown step; ``K_LU_LATSTEP``: back up the link) and what it
+    waits on (``act`` 1: a timeout of ``a_delay``; 2: resource ``a_res``; resuming at
     ``a_code``)."""
     if K_DEV_FIRST <= k <= K_DEV_LAST and k != K_DEV_ARRIVE:  # (one step)
         if k == K_DEV_GRANT:  # ---- a unit starts service
