@@ -419,48 +419,27 @@ def fit(
     ``percentiles=False`` fits the means only (no simulation for the scv, as ``auto``'s
     cross-validation does). ``model="auto"`` chooses the family (:mod:`iosim.fit.select`).
     """
-    if model == "auto":
-        return _fit_auto(curve, holdout, dict(
-            params=params, base_stack=base_stack, bounds=bounds, ios=ios, fit_ios=fit_ios,
-            seed=seed, engine=engine, rel_noise=rel_noise, verify=verify, shape=shape,
-            percentiles=percentiles))
-    if model not in MODELS:
-        raise SpecError(
-            f"fit: unknown model {model!r}; choose auto or one of {', '.join(MODELS)}")
-    if shape not in SHAPES:
-        raise SpecError(f"fit: unknown shape {shape!r}; choose one of {', '.join(SHAPES)}")
+    kw = dict(params=params, base_stack=base_stack, bounds=bounds, ios=ios, fit_ios=fit_ios,
+              seed=seed, engine=engine, rel_noise=rel_noise, verify=verify, shape=shape,
+              percentiles=percentiles)
+    routed = _route(curve, model, holdout, kw)
+    if routed is not None:
+        return routed
     mdl = MODELS[model]
     if isinstance(params, str):
         params = [params]
-    if model == "cloud" and params is None and base_stack is None and \
-            _has_reads_and_writes(curve):
-        return _fit_cloud_budgets(curve, holdout, dict(
-            bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed, engine=engine,
-            rel_noise=rel_noise, verify=verify, shape=shape, percentiles=percentiles))
-    if model == "raid" and base_stack is None and \
-            _md_members(curve) is None:
-        return _fit_raid_members(curve, dict(
-            params=params, holdout=holdout, bounds=bounds, ios=ios, fit_ios=fit_ios, seed=seed,
-            engine=engine, rel_noise=rel_noise, verify=verify, shape=shape,
-            percentiles=percentiles))
     names = _parameter_names(mdl, params, curve)
     if not (isinstance(rel_noise, (int, float)) and rel_noise >= 0):
         raise SpecError(f"fit: rel_noise must be a number >= 0 (got {rel_noise!r})")
     base = _base_stack(mdl, base_stack)
     family_notes: list[str] = []
-    point_notes: list[str] = []
-    pts = _points(curve, None, point_notes)
+    warnings: list[str] = []
+    pts = _points(curve, None, warnings)
     held = _select_held(pts, holdout)
     train = [p for p in pts if p.index not in held]
     if not train:
         raise SpecError("fit: every point is held out; nothing is left to fit")
-    warnings: list[str] = list(point_notes)
-    shifts = [completion_shift_s(p.results) for p in pts]
-    if any(shifts):
-        family_notes.append(
-            "measured percentiles: fio printed completion latencies (clat); each is compared as "
-            "a total latency, clat + the point's mean submission latency "
-            f"({min(shifts) * 1e6:.3g}..{max(shifts) * 1e6:.3g} us)")
+    family_notes.extend(_clat_note(pts))
     if params is None and sizes_differ(train):
         # several block sizes: the family's terms that grow with the size are fitted too
         names.extend(n for n in mdl.size_params if n not in names)
@@ -474,19 +453,8 @@ def fit(
     if mdl.simulated and base_stack is None:  # a disk's seeks: over the whole raw device
         pts = whole_device_span(pts, base, family_notes)
         train = [p for p in pts if p.index not in held]
-    if shape == "measured" and mdl.simulated:
-        raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
-                        f"{model} model simulates the device family itself")
-    measured_shape = _measured_shape(train, warnings) if shape == "measured" else None
-    if measured_shape is not None and "device.service.scv" in names:
-        raise SpecError("fit: shape 'measured' takes the service variability from the data; "
-                        "do not fit device.service.scv with it")
-    if measured_shape is None and params is None and not mdl.simulated and percentiles and \
-            base.device.service_fields and any(
-        m in p.measured for p in train for m in PCT_METRICS
-    ):
-        # measured percentiles: fit the service variability too (by simulation)
-        names.append("device.service.scv")
+    measured_shape = _shape_of(mdl, model, shape, names, params, percentiles, base, train,
+                               warnings)
     fit_notes: list[str] = []
     pool = _host_cpu_pool(mdl, names, params, train, fit_notes)
     bnds = _bounds(mdl, names, bounds)
@@ -496,13 +464,7 @@ def fit(
     metrics = [(j, m) for j, p in enumerate(train) for m in MEAN_METRICS
                if m in p.measured and not (m == "iops" and p.workload.open_loop)]
     if model in ("hdd", "hdd-ncq"):
-        _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
-        members = _md_members(curve)
-        if members is not None:  # one disk's model for an array's sweep
-            warnings.append(
-                f"the data name an md array, {members[0]} over {len(members[1])} disks "
-                f"({', '.join(members[1])}): the {model} model is one disk serving it all; "
-                "--model raid models the array (auto picks it)")
+        _disk_warnings(model, curve, train, warnings)
     flat0 = None if mdl.simulated else _Flat.of(base)
     cal_kw = dict(fit_ios=fit_ios, seed=seed, engine=engine, rel_noise=rel_noise, verify=verify)
     before = list(warnings)
@@ -520,7 +482,6 @@ def fit(
         values, cov_params, rms, stack = _calibrate_counted(
             mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw,
             choice_notes)
-    params_out = {n: cov_params[n] for n in names}
     # -- verification by simulation at every point
     lo_n = min(p.n for p in train)
     hi_n = max(p.n for p in train)
@@ -529,7 +490,6 @@ def fit(
     else:  # a simulated model has no analytic prediction
         surro = [{} for _ in pts]
     fits_sizes = any(n in names for n in SIZE_TERMS)
-    sizes = [p.workload.mean_block_bytes for p in train]
     rows, used_engine = _verify_points(stack, pts, surro, train, held, (lo_n, hi_n), verify,
                                        ios, seed, engine, warnings, fits_sizes=fits_sizes)
     warnings.extend(_diagnose(model, names, values, base, pts, train, rows, verify))
@@ -537,11 +497,12 @@ def fit(
         pts[i].n, pts[i].workload.mean_block_bytes, -pts[i].workload.read_fraction, i))
     rows = [rows[i] for i in order]
     mape, by_set = _mape(rows)
+    sizes = [p.workload.mean_block_bytes for p in train]
     return FitResult(
         model=model,
         stack=stack,
         workload=train[0].workload,
-        params=params_out,
+        params={n: cov_params[n] for n in names},
         points=rows,
         mape=mape,
         mape_by_set=by_set,
@@ -555,6 +516,70 @@ def fit(
         notes=family_notes + fit_notes + choice_notes,
         fitted_sizes=(min(sizes), max(sizes)) if fits_sizes else None,
     )
+
+
+def _route(curve, model: str, holdout, kw: dict) -> FitResult | None:
+    """The models that are several fits (``auto``; ``cloud`` over reads and writes; ``raid``
+    over members the data do not name), after checking the model and shape names; ``None``
+    for an ordinary fit."""
+    if model == "auto":
+        return _fit_auto(curve, holdout, kw)
+    if model not in MODELS:
+        raise SpecError(
+            f"fit: unknown model {model!r}; choose auto or one of {', '.join(MODELS)}")
+    if kw["shape"] not in SHAPES:
+        raise SpecError(
+            f"fit: unknown shape {kw['shape']!r}; choose one of {', '.join(SHAPES)}")
+    if model == "cloud" and kw["params"] is None and kw["base_stack"] is None and \
+            _has_reads_and_writes(curve):
+        own = {k: v for k, v in kw.items() if k not in ("params", "base_stack")}
+        return _fit_cloud_budgets(curve, holdout, own)
+    if model == "raid" and kw["base_stack"] is None and _md_members(curve) is None:
+        own = {k: v for k, v in kw.items() if k != "base_stack"}
+        return _fit_raid_members(curve, dict(own, holdout=holdout))
+    return None
+
+
+def _clat_note(pts: list) -> list[str]:
+    """A note when fio printed completion latencies, which are compared as totals."""
+    shifts = [completion_shift_s(p.results) for p in pts]
+    if not any(shifts):
+        return []
+    return ["measured percentiles: fio printed completion latencies (clat); each is compared "
+            "as a total latency, clat + the point's mean submission latency "
+            f"({min(shifts) * 1e6:.3g}..{max(shifts) * 1e6:.3g} us)"]
+
+
+def _shape_of(mdl: Model, model: str, shape: str, names: list[str], params, percentiles: bool,
+              base: Stack, train: list, warnings: list[str]):
+    """The measured service-time shape (``shape="measured"``), or ``None``; appends
+    ``device.service.scv`` to ``names`` when measured percentiles should fit it."""
+    if shape == "measured" and mdl.simulated:
+        raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
+                        f"{model} model simulates the device family itself")
+    measured_shape = _measured_shape(train, warnings) if shape == "measured" else None
+    if measured_shape is not None and "device.service.scv" in names:
+        raise SpecError("fit: shape 'measured' takes the service variability from the data; "
+                        "do not fit device.service.scv with it")
+    if measured_shape is None and params is None and not mdl.simulated and percentiles and \
+            base.device.service_fields and any(
+        m in p.measured for p in train for m in PCT_METRICS
+    ):
+        # measured percentiles: fit the service variability too (by simulation)
+        names.append("device.service.scv")
+    return measured_shape
+
+
+def _disk_warnings(model: str, curve, train: list, warnings: list[str]) -> None:
+    """A disk model's warnings: reordering the data show or hide, an md array fitted as one
+    disk."""
+    _warn_reordering(train, warnings, reorders=model == "hdd-ncq")
+    members = _md_members(curve)
+    if members is not None:  # one disk's model for an array's sweep
+        warnings.append(
+            f"the data name an md array, {members[0]} over {len(members[1])} disks "
+            f"({', '.join(members[1])}): the {model} model is one disk serving it all; "
+            "--model raid models the array (auto picks it)")
 
 
 def _host_cpu_pool(mdl: Model, names: list[str], params, train: list,
