@@ -505,3 +505,29 @@ def test_the_surrogates_convolution_keeps_the_terms_that_count():
             assert np.array_equal(np.isfinite(fast), np.isfinite(ref))
             ok = np.isfinite(ref)
             assert np.max(np.abs(fast[ok] - ref[ok]) / np.maximum(1.0, np.abs(ref[ok]))) < 1e-12
+
+
+def test_auto_passes_over_a_family_whose_fitted_values_are_not_physical(monkeypatch):
+    """A family that wins the ranking only with values its medium cannot have is passed over,
+    and the note says why. One FIFO server of 100 us (flash-like, 1 unit) ranked as a disk:
+    the hdd model matches the numbers with a "disk" answering random I/Os in 100 us, which no
+    spinning disk does (checks.PLAUSIBLE); auto must fit the next family instead."""
+    flash_like = _build_stack(MODELS["generic"].stack(), {
+        "device.service": 100e-6, "device.units": 1})
+    curve = _measure(flash_like, [1, 2, 8, 32], ios=2000)
+
+    def ranked_hdd_first(curve, model, holdout, fit_fn, **kw):
+        score = {"hdd": 5.0, "generic": 6.0}.get(model, 50.0)
+        return {"model": model, "params": len(MODELS[model].params), "cv_iops": score,
+                "cv_lat": score, "score": score, "error": None}
+
+    monkeypatch.setattr(select, "cross_validate", ranked_hdd_first)
+    res = fit(curve, model="auto", holdout={"iodepth": [2]}, ios=2000)
+    assert res.selection[0]["model"] == "hdd"
+    assert res.model == "generic"
+    assert res.notes[0].startswith("auto: generic wins")
+    passed = [n for n in res.notes if "passed over" in n]
+    assert len(passed) == 1 and passed[0].startswith("auto: hdd (ranked 1")
+    assert "device.service" in passed[0] and "implausible for the hdd family" in passed[0]
+    # the winner's own values are plausible: no implausible warning is left on the result
+    assert not any("implausible" in w for w in res.warnings)

@@ -271,11 +271,36 @@ def _fit_auto(curve, holdout, kwargs: dict) -> FitResult:
     if not ok:
         why = "; ".join(f"{r['model']}: {r['error']}" for r in rows if r["error"])
         raise SpecError(f"fit: model auto: no candidate could be fitted ({why})")
-    res = fit(curve, model=ok[0]["model"], holdout=holdout, **kwargs)
+    res, passed_over = _plausible_winner(curve, holdout, ok, kwargs)
     res.selection = rows
     unit = select.left_out([p for p in pts if p.index not in held])
-    res.notes = select.verdict(rows, n_depths, unit) + res.notes
+    kept = [r for r in ok if r["model"] not in passed_over] or ok
+    res.notes = select.verdict(kept, n_depths, unit) + list(passed_over.values()) + res.notes
     return res
+
+
+def _plausible_winner(curve, holdout, ok: list[dict], kwargs: dict
+                      ) -> tuple[FitResult, dict[str, str]]:
+    """The best-ranked family whose fitted parameters are physically plausible for it
+    (:func:`checks.implausible`): a family that wins the ranking only with values its own
+    medium cannot have (a "disk" serving random I/Os in 100 us) describes the numbers, not
+    the device, so the next one is fitted. Returns the fit and, per family passed over, a note
+    saying why; when every family is implausible, the best-ranked one's fit and a note."""
+    passed: dict[str, str] = {}
+    first = None
+    for rank, row in enumerate(ok, 1):
+        res = fit(curve, model=row["model"], holdout=holdout, **kwargs)
+        values = {n: p.value for n, p in res.params.items()}
+        bad = checks.implausible(row["model"], values, _fmt)
+        if not bad:
+            return res, passed
+        first = first or res
+        why = "; ".join(b.split(": ", 1)[0] for b in bad)
+        passed[row["model"]] = (
+            f"auto: {row['model']} (ranked {rank}, leave-one-out error {row['score']:.1f} %) "
+            f"is passed over: its fitted values are not physical for the family ({why})")
+    return first, {"": "auto: every candidate's fitted values are implausible for its family; "
+                       f"the best-ranked, {ok[0]['model']}, is kept"}
 
 
 def _parameter_names(mdl: Model, params: Sequence[str] | None, curve) -> list[str]:
