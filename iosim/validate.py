@@ -302,6 +302,7 @@ class FitRowResult:
     params: dict = field(default_factory=dict)
     skipped: str = ""  # why the row did not run
     chosen: str = ""  # the family fitted (auto: the one cross-validation chose)
+    passed_over: list[str] = field(default_factory=list)  # auto: families it did not fit, why
     spread: float | None = None
     spread_note: str = ""
 
@@ -524,6 +525,13 @@ FIT_SETS: tuple[FitSet, ...] = (
               "numjobs 1..32 on two vCPUs, on the other host's KVM disk (held-out data)",
               "measured_kvm_virtio_intel/randread-4k-psync-numjobs*.json",
               (("rw", "randread"), ("ioengine", "psync")), over="job counts"),
+    _measured("kvm-virtio-seq", "data/measured_kvm_virtio_seq: fio 128 KiB sequential reads, "
+              "QD 1..64, on the KVM virtio disk, measured after the models were built "
+              "(held-out data)", "measured_kvm_virtio_seq/read-128k-qd*.json",
+              (("rw", "read"),)),
+    _measured("kvm-virtio-nj4", "data/measured_kvm_virtio_seq: fio 4 KiB randread, four jobs, "
+              "iodepth 1..64 each (4..256 outstanding), on the KVM virtio disk (held-out data)",
+              "measured_kvm_virtio_seq/randread-4k-nj4-qd*.json", (("rw", "randread"),)),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),
@@ -634,6 +642,8 @@ def run_fit_set(fs: FitSet, *, model: str = DEFAULT_MODEL, data: Path = DATA,
         row.skipped = f"model {model} refuses this sweep: {exc}"
         return row
     row.chosen = res.model  # with model="auto": the family its cross-validation chose
+    row.passed_over = [n for n in res.notes if n.startswith("auto: ") and (
+        "passed over" in n or "implausible for its family" in n)]
     row.points = res.points
     row.warnings = list(res.warnings)
     row.params = {k: _param_text(v) for k, v in res.params.items()}
@@ -908,7 +918,8 @@ class Report:
                 out.append(f"| {x} | {'trained' if p['set'] == 'fit' else 'predicted'} | "
                            f"{_pct(e.get('iops'))} | {_pct(e.get('lat_mean_s'))} | "
                            f"{_pct(e.get('lat_p99_s'))} |")
-            out += [""] + [f"- fit warning: {w}" for w in fr.warnings] + [""]
+            out += [""] + [f"- {n}" for n in fr.passed_over]
+            out += [f"- fit warning: {w}" for w in fr.warnings] + [""]
         return out
 
 
