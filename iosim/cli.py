@@ -1089,31 +1089,56 @@ def _frame_table(records: list[dict], limit: int = 40) -> str:
     return text
 
 
-def cmd_parse(args) -> int:
+def _parse_one(path: str, fmt: str):
+    """One file read as ``iosim parse`` reads it: (records, kind) with kind ``"results"``
+    (result points), ``"jobs"`` (job or parameter files) or ``"frame"`` (logs, intervals)."""
     from . import traces
     from .results import Curve, Results
 
-    _existing_file(args.file)
-    if args.format == "auto" and traces.detect_format(args.file) is None:
+    _existing_file(path)
+    if fmt == "auto" and traces.detect_format(path) is None:
         raise SpecError(
-            f"{args.file}: cannot tell which tool wrote this file; name the format with "
+            f"{path}: cannot tell which tool wrote this file; name the format with "
             f"--format (one of: {', '.join(PARSE_FORMATS[1:])})"
         )
-    out = traces.read(args.file, format=args.format)
+    out = traces.read(path, format=fmt)
     if isinstance(out, Results):
-        records = [out.to_dict()]
-    elif isinstance(out, Curve):
-        records = out.to_records()
-    elif isinstance(out, list):  # job / parameter files: [(name, Workload), ...]
-        records = [{"name": name, **wl.to_dict()} for name, wl in out]
-    else:  # a DataFrame (logs, iostat intervals)
-        records = json.loads(out.to_json(orient="records", date_format="iso"))
+        return [out.to_dict()], "results"
+    if isinstance(out, Curve):
+        return out.to_records(), "results"
+    if isinstance(out, list):  # job / parameter files: [(name, Workload), ...]
+        return [{"name": name, **wl.to_dict()} for name, wl in out], "jobs"
+    # a DataFrame (logs, iostat intervals)
+    return json.loads(out.to_json(orient="records", date_format="iso")), "frame"
+
+
+def _sweep_order(record: dict) -> tuple:
+    """A result point's place in a table of several files: by rw, block size, then load."""
+    def num(key):
+        v = record.get(key)
+        return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+    return (str(record.get("rw") or ""), num("block_size_bytes"), num("numjobs"),
+            num("iodepth"), num("threads"))
+
+
+def cmd_parse(args) -> int:
+    files = args.file
+    got = [_parse_one(f, args.format) for f in files]
+    kinds = {kind for _, kind in got}
+    if len(files) > 1 and kinds != {"results"}:
+        odd = next(f for f, (_, kind) in zip(files, got, strict=True) if kind != "results")
+        raise SpecError(f"{odd}: parse reads several files together only when each holds "
+                        "results (fio, vdbench, sysbench, IOMeter); give job files, logs and "
+                        "iostat captures one at a time")
+    records = [r for recs, _ in got for r in recs]
+    if len(files) > 1:  # a sweep's files, in the shell's order (qd1, qd16, qd2, ...): sorted
+        records.sort(key=_sweep_order)
     if args.json:
         print(json.dumps(records))
-    elif isinstance(out, (Results, Curve)):
-        print(_records_table(records))
-    else:
+    elif kinds == {"frame"}:
         print(_frame_table(records))
+    else:
+        print(_records_table(records))
     return 0
 
 
@@ -1578,7 +1603,9 @@ def _add_validate_parser(sub) -> None:
 
 def _add_parse_parser(sub) -> None:
     sp = sub.add_parser("parse", help="read fio/vdbench/sysbench/iostat/IOMeter output")
-    sp.add_argument("file", metavar="FILE", help="a tool's output, a fio job or log file")
+    sp.add_argument("file", metavar="FILE", nargs="+",
+                    help="a tool's output, a fio job or log file; several result files (a "
+                         "sweep) print as one table")
     sp.add_argument(
         "--format",
         default="auto",

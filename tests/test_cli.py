@@ -442,6 +442,22 @@ def test_parse_prints_an_aligned_table(capsys):
     assert data[0]["lat_mean_s"] == pytest.approx(88.38e-6, rel=1e-3)  # SI for machines
 
 
+def test_parse_reads_a_sweeps_files_as_one_table_in_load_order(capsys):
+    files = [str(MEASURED / f"randread-4k-qd{q}.json") for q in (1, 16, 2)]  # a shell's order
+    code, out, _ = run(capsys, "parse", *files)
+    assert code == 0
+    header, *rows = out.strip().splitlines()
+    assert [r.split()[0] for r in rows] == ["randread-qd1", "randread-qd2", "randread-qd16"]
+    data = run_json(capsys, "parse", *files)
+    assert [d["iodepth"] for d in data] == [1, 2, 16]
+    # results and an iostat capture together: one line naming the capture
+    iostat = (Path(__file__).parents[2] / "shared" / "corpus" / "iostat" /
+              "iostat-x-sysstat12-ubuntu-kernel68-dsfs-columns.txt")
+    if iostat.exists():
+        line = assert_usage_error(capsys, "parse", files[0], str(iostat))
+        assert line.startswith(f"error: {iostat}: parse reads several files together only")
+
+
 def test_workload_keys_by_their_fio_names():
     from iosim.cli import _dotted
 
