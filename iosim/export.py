@@ -167,8 +167,17 @@ def _job_options(r: Results, jobname: str) -> dict:
     span = _num(p.get("span_bytes"))
     if span is not None:
         opts["size"] = str(int(span))
-    if "rate_iops" in p and p["rate_iops"] is not None:
-        opts["rate_iops"] = str(p["rate_iops"])
+    rate = _num(p.get("rate_iops"))
+    if rate:  # fio's rate_iops is each job's, per direction (reads,writes)
+        per_job = rate / (_num(p.get("numjobs")) or 1.0)
+        rw = str(p.get("rw", ""))
+        if rw in ("read", "randread", "write", "randwrite", ""):
+            opts["rate_iops"] = f"{per_job:.9g}"
+        else:
+            rf = (_num(p.get("rwmixread")) if p.get("rwmixread") is not None else 50.0) / 100
+            opts["rate_iops"] = f"{per_job * rf:.9g},{per_job * (1.0 - rf):.9g}"
+        if p.get("arrival") == "poisson":
+            opts["rate_process"] = "poisson"
     return opts
 
 

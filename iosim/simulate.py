@@ -289,8 +289,11 @@ def _params(wl: Workload) -> dict:
         "numjobs": wl.numjobs,
         "iodepth": wl.iodepth,
     }
+    if wl.rw in ("randrw", "rw", "readwrite"):
+        p["rwmixread"] = wl.rwmixread
     if wl.open_loop:
         p["rate_iops"] = wl.rate_iops
+        p["arrival"] = wl.arrival
     return p
 
 

@@ -123,3 +123,23 @@ def test_written_file_reads_back_with_the_fio_parser(run, stack, tmp_path):
         assert b.read_iops == pytest.approx(a.read_iops, rel=1e-9)
         assert b.lat_mean_s == pytest.approx(a.lat_mean_s, rel=1e-6)
         assert b.params["iodepth"] == a.params["workload.iodepth"]
+
+
+@pytest.mark.parametrize("rw, mix", [("randread", None), ("randrw", 70)])
+def test_an_open_loop_exports_as_each_jobs_rate_and_reads_back_as_the_same_open_loop(
+        stack, tmp_path, rw, mix):
+    """fio's rate_iops is each job's cap per direction: an open loop of 2,000 I/O per s from
+    four jobs is written as 500 per job (350,150 for a 70 % read mix), and the fit's reader
+    takes the file back as an open loop at 2,000."""
+    from iosim.fit import _points
+
+    wl = Workload(rw=rw, rate_iops=2000, numjobs=4, **({"rwmixread": mix} if mix else {}))
+    r = simulate(stack, wl, ios=1500, seed=3)
+    path = tmp_path / "open.json"
+    write_fio_json(r, path)
+    opts = json.loads(path.read_text())["jobs"][0]["job options"]
+    assert opts["rate_iops"] == ("500" if mix is None else "350,150")
+    (back,) = _traces_reader()(path).points
+    got = _points([back], None)[0].workload
+    assert got.open_loop and got.rate_iops == pytest.approx(2000)
+    assert got.arrival == wl.arrival == "poisson" and got.read_fraction == wl.read_fraction

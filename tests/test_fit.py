@@ -376,19 +376,27 @@ def test_hdd_ncq_recovers_the_seek_of_a_reordering_disk():
         fit(curve, model="hdd-ncq", base_stack=Stack())
 
 
-def test_rate_limited_points_are_refused_not_fitted_as_closed_loops(tmp_path):
-    """fio's rate_iops throttles the issue: such a point is not N / (R + Z), so fitting it as a
-    closed loop would give a silently wrong model."""
+def test_rate_limited_fio_points_are_open_loops_not_closed_ones(tmp_path):
+    """fio's rate_iops throttles the issue: such a point is not N / (R + Z) but an open loop at
+    the rate (fitting it as a closed loop would give a silently wrong model); a run that fell
+    short of its rate was held by its iodepth, and is that closed loop, said so."""
     from iosim import traces
+    from iosim.fit import _points
 
     doc = json.loads((DATA / "measured_kvm_virtio" / "randread-4k-qd1.json").read_text())
-    doc["jobs"][0]["job options"]["rate_iops"] = "500"
-    path = tmp_path / "rate_limited.json"
-    path.write_text(json.dumps(doc))
-    r = traces.read(path)[0]
-    assert r.params["rate_iops"] == 500
-    with pytest.raises(SpecError, match="rate-limited point .*cannot be fitted yet"):
-        fit(Curve([r], x="iodepth"), verify=False)
+    for rate, open_loop in (("500", True), ("50000", False)):
+        doc["jobs"][0]["job options"]["rate_iops"] = rate
+        path = tmp_path / f"rate_limited_{rate}.json"
+        path.write_text(json.dumps(doc))
+        r = traces.read(path)[0]
+        assert r.params["rate_iops"] == float(rate)
+        notes: list[str] = []
+        wl = _points([r], None, notes)[0].workload
+        assert wl.open_loop is open_loop
+        if open_loop:
+            assert wl.rate_iops == 500.0 and wl.arrival == "paced" and not notes
+        else:
+            assert wl.outstanding == 1 and "could not keep up" in notes[0]
 
 
 def test_surrogate_with_a_host_cpu_pool_is_exact_mva():

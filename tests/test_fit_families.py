@@ -531,3 +531,71 @@ def test_auto_passes_over_a_family_whose_fitted_values_are_not_physical(monkeypa
     assert "device.service" in passed[0] and "implausible for the hdd family" in passed[0]
     # the winner's own values are plausible: no implausible warning is left on the result
     assert not any("implausible" in w for w in res.warnings)
+
+
+def test_fio_rate_limited_points_are_open_loops_of_every_jobs_rate():
+    """fio's rate_iops is each job's cap, per direction (reads[,writes]), paced unless
+    rate_process=poisson: the open loop arrives at the jobs' sum. A run that fell more than 10 %
+    short was held by its iodepth: a closed loop of numjobs x iodepth, said so."""
+    from iosim.fit.points import _fio_rate, _workload_of
+
+    base = {"fio_version": "fio-3.33", "rw": "randread", "iodepth": 64, "numjobs": 2}
+    ok = Results(iops=9950.0, lat_mean_s=100e-6, params={**base, "rate_iops": 5000.0})
+    wl = _workload_of(ok, None, "p")
+    assert wl.open_loop and wl.rate_iops == 10000.0 and wl.arrival == "paced"
+    ok.params["rate_process"] = "poisson"
+    assert _workload_of(ok, None, "p").arrival == "poisson"
+    # a 70/30 mix capped at 700 reads and 600 writes per job: the writes bind (600 / 0.3)
+    mix = {**base, "rw": "randrw", "rwmixread": 70, "rate_iops": 700.0,
+           "rate_iops_write": 600.0}
+    assert _fio_rate(mix) == pytest.approx(2 * min(700 / 0.7, 600 / 0.3))
+    assert _fio_rate({**base, "rate_iops_write": 600.0}) is None  # a write cap on reads
+    short = Results(iops=4000.0, lat_mean_s=16e-3, params={**base, "rate_iops": 5000.0})
+    assert not _workload_of(short, None, "p").open_loop
+    pts = _points([short], None, notes := [])
+    assert pts[0].workload.outstanding == 128
+    assert "could not keep up" in notes[0] and "128 I/Os (numjobs x iodepth)" in notes[0]
+
+
+def test_a_deep_token_bucket_below_its_rate_costs_an_open_loop_nothing():
+    """Poisson arrivals below a bucket's rate: a bucket holding 10 ms of tokens almost never
+    runs dry, so the volume's latency stays its floor (simulated); the surrogate agrees within
+    2 %, where an exponential server at the token rate would add rho / (1 - rho) token times
+    (+27 % here). A bucket one token deep is an M/D/1 queue: the surrogate within 10 % of the
+    simulated wait. Tolerances fixed before the runs."""
+    from iosim.fit.surrogate import _open_bucket_s
+
+    cloud = _build_stack(MODELS["cloud"].stack(), {
+        "device.latency_s": 126e-6, "device.iops_limit": 47500.0, "host.overhead": 0.0})
+    for rate in (20000, 42000):
+        wl = Workload(rw="randread", rate_iops=rate)
+        r = simulate(cloud, wl, ios=30000, seed=7)
+        s = surrogate(cloud, [wl])[0]["lat_mean_s"]
+        assert s == pytest.approx(r.lat_mean_s, rel=0.02), rate
+    shallow = cloud.with_(**{"device.bucket_s": 1 / 47500.0})
+    wl = Workload(rw="randread", rate_iops=38000)
+    r = simulate(shallow, wl, ios=60000, seed=7)
+    wait = r.lat_mean_s - 126e-6
+    assert _open_bucket_s(38000.0, 1 / 47500.0, 1 / 47500.0) == pytest.approx(wait, rel=0.10)
+
+
+def test_the_open_contended_pool_sums_its_geometric_tail_only_as_far_as_it_counts():
+    """Past its units the open contended pool's terms fall geometrically: summing them until
+    e^-60 of the largest (at most 200,000 terms past the units) gives the 200,000-term sum
+    to 1e-12 where that sum had converged, and a longer one where it had not."""
+    from iosim.fit.surrogate import _open_contended_s
+
+    def long_sum(rate, service, units, c):
+        n = np.arange(1, 200_001, dtype=float)
+        busy = np.minimum(n, units)
+        log_mu = np.log(busy) - np.log(service * (1.0 + c * (busy - 1.0)))
+        logt = np.concatenate([[0.0], np.cumsum(math.log(rate) - log_mu)])
+        w = np.exp(logt - logt.max())
+        return float((np.arange(len(w)) * w).sum() / w.sum()) / rate
+
+    for units, service, c, load in ((1.0, 1e-4, 0.0, 0.5), (64.0, 60e-6, 0.2, 0.9999),
+                                    (300.5, 1e-3, 0.9, 0.3), (16.0, 2e-5, 0.05, 0.999)):
+        top = units / (service * (1.0 + c * (units - 1.0)))
+        got = _open_contended_s(load * top, service, units, c)
+        tol = 1e-12 if load < 0.999 else 1e-4  # (near the top: 200,000 terms vs 200,064)
+        assert got == pytest.approx(long_sum(load * top, service, units, c), rel=tol)

@@ -110,6 +110,8 @@ class QueueingView:
     page_bytes: float = math.inf
     #: a pool whose units slow each other: j busy units serve at j / (S (1 + contention (j-1)))
     contention: float = 0.0
+    #: a token bucket holds this many seconds of its rate: a burst it passes without waiting
+    bucket_depth_s: float = 0.0
 
 
 def known_quantile_s(dist: Any, q: float) -> float | None:

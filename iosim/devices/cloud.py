@@ -265,7 +265,8 @@ class CloudDevice(DeviceFamily, Spec):
                             read_bucket_iops=self.read_iops_limit,
                             write_bucket_iops=self.write_iops_limit,
                             shared_budget=self.cap_model == "shared",
-                            bandwidth_bucket_Bps=self.bandwidth_limit_Bps)
+                            bandwidth_bucket_Bps=self.bandwidth_limit_Bps,
+                            bucket_depth_s=self.bucket_s)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, **super().to_dict()}

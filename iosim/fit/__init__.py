@@ -519,7 +519,8 @@ def fit(
                                        ios, seed, engine, warnings, fits_sizes=fits_sizes)
     warnings.extend(_diagnose(model, names, values, base, pts, train, rows, verify))
     order = sorted(range(len(rows)), key=lambda i: (
-        pts[i].n, pts[i].workload.mean_block_bytes, -pts[i].workload.read_fraction, i))
+        pts[i].n, pts[i].workload.rate_iops or 0.0, pts[i].workload.mean_block_bytes,
+        -pts[i].workload.read_fraction, i))
     rows = [rows[i] for i in order]
     mape, by_set = _mape(rows)
     sizes = [p.workload.mean_block_bytes for p in train]

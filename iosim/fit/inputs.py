@@ -20,7 +20,9 @@
 * vdbench ``iorate=`` runs are open-loop points (Poisson arrivals at that rate): their latency
   is fitted with the open network's surrogate and verified by open-loop simulation; a run that
   did not reach its rate (every thread busy) is a closed loop of its threads, with a warning.
-  fio's ``rate_iops`` (a rate limit on a closed loop) is refused.
+  fio's ``rate_iops`` runs likewise: each job's cap (reads, writes) times the jobs is the
+  arrival rate, paced unless ``rate_process=poisson``; a run that fell short of it by more
+  than 10 % was held by its iodepth, a closed loop of numjobs x iodepth.
 """
 
 from __future__ import annotations

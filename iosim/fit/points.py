@@ -121,16 +121,36 @@ def _check_one_workload(train: list[_Point], warnings: list[str],
         )
 
 
+def _fio_rate(p: dict) -> float | None:
+    """The open loop's arrival rate of a rate-limited fio point (``rate_iops=R[,W]``, each
+    job's cap per direction): every job's I/Os per second, read and write caps combined as
+    fio paces them (the direction that reaches its cap first sets the job's pace); None
+    without a rate."""
+    read_cap, write_cap = _f(p.get("rate_iops")), _f(p.get("rate_iops_write"))
+    if not read_cap and not write_cap:
+        return None
+    write_cap = write_cap or (read_cap if "rate_iops_write" not in p else None)
+    rw = str(p.get("rw") or "read")
+    if rw in ("read", "randread"):
+        rf = 1.0
+    elif rw in ("write", "randwrite"):
+        rf = 0.0
+    else:
+        rf = (_f(p.get("rwmixread")) if p.get("rwmixread") is not None else 50.0) / 100.0
+    limits = ([read_cap / rf] if rf > 0 and read_cap else []) + \
+        ([write_cap / (1.0 - rf)] if rf < 1 and write_cap else [])
+    if not limits:  # a cap on the direction this job does not do: no limit
+        return None
+    jobs = _f(p.get("numjobs")) or 1.0
+    return min(limits) * jobs
+
+
 def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
     p = dict(r.params or {})
-    rate = _f(p.get("rate_iops"))
-    if rate:
-        raise SpecError(
-            f"{where}: a rate-limited point (rate_iops = {rate:g}) cannot be fitted yet; "
-            "fit points measured without a rate limit (a closed loop of numjobs x iodepth)"
-        )
-    iorate = _f(p.get("iorate"))
-    if iorate is not None:  # vdbench at a fixed rate: an open loop (Poisson arrivals)
+    fio_rate = _fio_rate(p)
+    arrival = "paced" if fio_rate and p.get("rate_process") != "poisson" else "poisson"
+    iorate = _f(p.get("iorate")) if fio_rate is None else fio_rate
+    if iorate is not None:  # vdbench's iorate, fio's rate_iops: an open loop
         got = _f(getattr(r, "iops", None))
         if got is not None and got < 0.9 * iorate:
             # the generator could not keep up: every thread was busy, so its threads, not the
@@ -174,7 +194,7 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
     d.pop("rate_iops", None)
     if iorate is not None:
         d["rate_iops"] = iorate
-        d["arrival"] = "poisson"
+        d["arrival"] = arrival
     try:
         return Workload.from_dict(d)
     except SpecError as exc:
@@ -215,12 +235,18 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
         for k in ("threads", "qd", "iorate", "source"):
             if k in r.params:
                 label[k] = r.params[k]
-        asked = _f(r.params.get("iorate"))
+        if wl.open_loop:
+            label["rate_iops"] = wl.rate_iops
+        fio_asked = _fio_rate(r.params or {})
+        asked = fio_asked if fio_asked is not None else _f(r.params.get("iorate"))
         if asked is not None and not wl.open_loop:
+            what, held_by = ((f"fio's rate_iops asked for {asked:g} I/O per s",
+                              f"{wl.outstanding} I/Os (numjobs x iodepth)")
+                             if fio_asked is not None else
+                             (f"vdbench asked for iorate={asked:g}", f"{wl.outstanding} threads"))
             notes.append(
-                f"{where}: vdbench asked for iorate={asked:g} and got "
-                f"{meas.get('iops', float('nan')):.4g} IOPS: it could not keep up, so the "
-                f"point is taken as a closed loop of its {wl.outstanding} threads")
+                f"{where}: {what} and got {meas.get('iops', float('nan')):.4g} IOPS: it could "
+                f"not keep up, so the point is taken as a closed loop of its {held_by}")
         out.append(_Point(i, r, wl, meas, label))
     return out
 

@@ -168,18 +168,20 @@ class FitResult:
     def _points_table(self, metrics: list[str]) -> list[str]:
         """Each point's measured and predicted value of ``metrics``, and the error."""
         cols = ["set", "N"]
-        # a sweep of sizes or read/write mixes: a column for what varies
-        extra = [k for k in ("block_size_bytes", "rwmixread")
+        # a sweep of sizes, read/write mixes or arrival rates: a column for what varies
+        extra = [k for k in ("block_size_bytes", "rwmixread", "rate_iops")
                  if len({pt.get(k) for pt in self.points}) > 1]
-        cols += [{"block_size_bytes": "bs", "rwmixread": "read %"}[k] for k in extra]
+        cols += [{"block_size_bytes": "bs", "rwmixread": "read %", "rate_iops": "rate"}[k]
+                 for k in extra]
         for m in metrics:
             cols += [f"{_short(m)} meas", "pred", "err"]
         rows = []
         for pt in self.points:
             mark = "*" if pt.get("extrapolated") else ""
             row = [pt["set"], f"{pt['outstanding']}{mark}"]
-            row += [show_size(pt[k]) if k == "block_size_bytes" else f"{pt[k]:g}"
-                    for k in extra]
+            row += [show_size(pt[k]) if k == "block_size_bytes" else
+                    "-" if pt.get(k) is None else
+                    _fmt(pt[k], "iops") if k == "rate_iops" else f"{pt[k]:g}" for k in extra]
             for m in metrics:
                 unit = "iops" if m == "iops" else "s"
                 meas, pred = pt["measured"].get(m), pt["predicted"].get(m)
@@ -210,10 +212,16 @@ class FitResult:
                          + "):")
             lines.extend(table(self.selection))
         lines.extend(self.notes)
-        lines.append(
-            f"model {self.model}: fitted on outstanding I/Os "
-            f"{self.fitted_range[0]}..{self.fitted_range[1]}"
-        )
+        rates = [pt["rate_iops"] for pt in self.points
+                 if pt["set"] == "fit" and pt.get("rate_iops") is not None]
+        if rates and len(rates) == sum(pt["set"] == "fit" for pt in self.points):
+            lines.append(f"model {self.model}: fitted on open loops arriving at "
+                         f"{_fmt(min(rates), 'iops')}..{_fmt(max(rates), 'iops')} I/O per s")
+        else:
+            lines.append(
+                f"model {self.model}: fitted on outstanding I/Os "
+                f"{self.fitted_range[0]}..{self.fitted_range[1]}"
+            )
         if self.shape != "lognormal":
             lines.append(f"service time: {self.stack.device.service}")
         lines.append("parameters (95 % confidence interval):")

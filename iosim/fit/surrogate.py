@@ -165,6 +165,8 @@ class _Flat:
     contention: float = 0.0
     # the host's CPUs shared by the overhead periods (host.cpus; inf: no shared limit)
     host_cpus: float = math.inf
+    # a token bucket's depth: seconds of its rate it holds (an open loop's bursts pass free)
+    bucket_depth_s: float = 0.0
 
     def buckets(self, block_bytes: float, read_fraction: float) -> list[tuple[float, float]]:
         """The token buckets as (fraction of I/Os that visit, token time per visit)."""
@@ -214,6 +216,7 @@ class _Flat:
             page_bytes=view.page_bytes,
             contention=view.contention,
             host_cpus=float(stack.host.cpus) if stack.host.cpus > 0 else math.inf,
+            bucket_depth_s=view.bucket_depth_s,
         )
 
     def set(self, name: str, value: float) -> None:
@@ -398,7 +401,10 @@ def _open_contended_s(rate: float, service: float, units: float, contention: flo
     top = units / (service * (1.0 + contention * (units - 1.0)))
     if rate >= top:
         return math.inf
-    n = np.arange(1, 200_001, dtype=float)
+    # past ``units`` every step multiplies P(n) by rate / top < 1: a geometric tail, summed
+    # until it falls below e^-60 of the largest term (at most 200,000 terms, as before)
+    tail = math.ceil(60.0 / max(-math.log(rate / top), 1e-12))
+    n = np.arange(1, int(math.ceil(units)) + min(tail, 200_000) + 1, dtype=float)
     busy = np.minimum(n, units)
     log_mu = np.log(busy) - np.log(service * (1.0 + contention * (busy - 1.0)))
     logt = np.concatenate([[0.0], np.cumsum(math.log(rate) - log_mu)])
@@ -427,8 +433,31 @@ def _open_latency(flat: _Flat, wl: Workload) -> float:
         if math.isfinite(flat.host_if_Bps):
             r += frac * _open_queue_s(lam * frac, bs / flat.host_if_Bps)
     for frac, token_s in flat.buckets(bs, rf):
-        r += frac * _open_queue_s(lam * frac, token_s)
+        r += frac * _open_bucket_s(lam * frac, token_s, flat.bucket_depth_s)
     return r
+
+
+def _open_bucket_s(rate: float, token_s: float, depth_s: float) -> float:
+    """Mean wait at a token bucket (one token every ``token_s``, holding ``depth_s`` seconds
+    of them) fed by Poisson arrivals. The requests' deficit of tokens D rises by one per
+    arrival and falls by one per token: an M/D/1 queue of service ``token_s``; a request waits
+    only while D exceeds what the bucket holds, b = depth_s / token_s. With the M/D/1 tail
+    P(D > n) ~ rho sigma^n (sigma = 1 / z*, z* > 1 the root of z = exp(rho (z - 1)): the
+    queue length's decay rate), the waiting requests are E[(D - b)+] = rho sigma^b / (1 -
+    sigma), and Little gives the wait. A bucket with no depth is an M/D/1 queue within 10 %
+    (7 % at rho 0.5, 3 % at 0.9); a deep one below its rate costs nothing, which an
+    exponential server at the token rate would get wrong by rho / (1 - rho) token times."""
+    rho = rate * token_s
+    if rho >= 1.0:
+        return math.inf
+    if rho <= 0.0:
+        return 0.0
+    from scipy.special import lambertw
+
+    z = -float(lambertw(-rho * math.exp(-rho), k=-1).real) / rho
+    sigma = 1.0 / z
+    waiting = rho * sigma ** (depth_s / token_s) / (1.0 - sigma)
+    return waiting / rate
 
 
 def _predict_flat(flat: _Flat, wls: list[Workload]) -> list[dict[str, float]]:

@@ -118,12 +118,16 @@ def _params_from_options(opts: dict) -> dict:
     span = _first_size(opts.get("size"))  # the region the job's offsets fall in
     if span:
         p["span_bytes"] = span
-    rate = str(opts.get("rate_iops") or "").split(",", 1)[0].strip()
-    if rate:  # a rate-limited job (fio throttles its issue): not a plain closed loop
+    # a rate-limited job (fio paces its issue, per job: reads[,writes]): an open loop
+    rates = str(opts.get("rate_iops") or "").split(",")
+    for key, text in zip(("rate_iops", "rate_iops_write"), rates[:2], strict=False):
         try:
-            p["rate_iops"] = float(rate)
+            if text.strip():
+                p[key] = float(text)
         except ValueError:
             pass
+    if ("rate_iops" in p or "rate_iops_write" in p) and opts.get("rate_process"):
+        p["rate_process"] = str(opts["rate_process"]).strip()
     engine = opts.get("ioengine")
     if engine:
         p["ioengine"] = str(engine)
@@ -1582,8 +1586,8 @@ def _workload_from_job(name: str, line: int, opts: dict, path) -> tuple[Workload
                 limits.append(r_cap / read_frac)
             if read_frac < 1 and w_cap:
                 limits.append(w_cap / (1.0 - read_frac))
-            if limits:
-                kw["rate_iops"] = min(limits)
+            if limits:  # fio's rate is each job's: the open loop's is all of theirs
+                kw["rate_iops"] = min(limits) * kw.get("numjobs", 1)
                 kw["arrival"] = (
                     "poisson" if (val("rate_process") or "").strip() == "poisson" else "paced"
                 )
