@@ -144,11 +144,13 @@ def _cv(values: Sequence[float]) -> float:
     return float(a.std(ddof=1) / a.mean())
 
 
-def _repeats_cv(path: Path, where: tuple[tuple[str, str], ...] = ()) -> float | None:
-    """The mean over points of the IOPS coefficient of variation of repeated runs of one sweep
-    (a CSV with ``run``, ``qd`` and ``iops`` columns; a point is one ``qd``, ``numjobs``,
-    ``bs_bytes`` and ``rwmixread`` where the table has them; ``where``: only rows with these
-    column values), or None without the file."""
+def _repeats_cv(path: Path, where: tuple[tuple[str, str], ...] = (),
+                metric: str = "iops") -> float | None:
+    """The mean over points of the coefficient of variation of ``metric`` (a column: ``iops``,
+    or ``lat_mean_us`` for open loops, whose IOPS are their rate) of repeated runs of one
+    sweep (a CSV with ``run``, ``qd`` and the metric's columns; a point is one ``qd``,
+    ``numjobs``, ``bs_bytes``, ``rwmixread`` and ``rate_iops`` where the table has them;
+    ``where``: only rows with these column values), or None without the file."""
     if not path.is_file():
         return None
     by_point: dict[tuple, list[float]] = {}
@@ -156,8 +158,9 @@ def _repeats_cv(path: Path, where: tuple[tuple[str, str], ...] = ()) -> float | 
         for row in csv.DictReader(f):
             if any(row.get(k) != v for k, v in where):
                 continue
-            key = tuple(row.get(k) for k in ("qd", "numjobs", "bs_bytes", "rwmixread"))
-            by_point.setdefault(key, []).append(float(row["iops"]))
+            key = tuple(row.get(k) for k in ("qd", "numjobs", "bs_bytes", "rwmixread",
+                                              "rate_iops"))
+            by_point.setdefault(key, []).append(float(row[metric]))
     cvs = [_cv(v) for v in by_point.values() if len(v) > 1]
     return float(np.mean(cvs)) if cvs else None
 
@@ -307,8 +310,11 @@ class FitRowResult:
     spread_note: str = ""
 
     def mape(self, metric: str, which: str) -> float | None:
+        """Mean absolute error of ``metric`` over the ``which`` points; an open loop's IOPS
+        (its arrival rate, which every model reproduces) are not a prediction: None."""
         errs = [abs(p["error"][metric]) for p in self.points
-                if p["set"] == which and metric in p["error"]]
+                if p["set"] == which and metric in p["error"]
+                and not (metric == "iops" and p.get("rate_iops"))]
         return float(np.mean(errs)) if errs else None
 
 
@@ -469,20 +475,23 @@ class FitSet:
     root: str = "data"  # "data" or "corpus"
     spread: float | None = None
     spread_note: str = ""
-    #: what the sweep varies: "" (the depth: iodepth or numjobs), "bs" (the block size) or
-    #: "rwmixread" (the read share of a randrw mix); the spanning protocol trains on its
-    #: lowest, middle and highest value
+    #: what the sweep varies: "" (the depth: iodepth or numjobs), "bs" (the block size),
+    #: "rwmixread" (the read share of a randrw mix) or "rate_iops" (an open loop's arrival
+    #: rate: fio rate_iops runs); the spanning protocol trains on its lowest, middle and
+    #: highest value
     x: str = ""
 
 
 def _measured(name: str, title: str, pattern: str, where: tuple[tuple[str, str], ...] = (),
               runs: str = "three", over: str = "depths", x: str = "") -> FitSet:
     """A sweep measured for iosim (``data/FOLDER/PATTERN``), its spread from the folder's
-    repeats.csv (the rows ``where`` picks)."""
+    repeats.csv (the rows ``where`` picks): of IOPS, or of mean latency for a sweep of
+    arrival rates (``x="rate_iops"``: open loops, whose IOPS are the rate)."""
     folder = pattern.split("/")[0]
+    metric, what = ("lat_mean_us", "mean-latency") if x == "rate_iops" else ("iops", "IOPS")
     return FitSet(name, title, (pattern,),
-                  spread=_repeats_cv(DATA / folder / "repeats.csv", where),
-                  spread_note=f"mean over {over} of the IOPS CV of {runs} runs of run.sh "
+                  spread=_repeats_cv(DATA / folder / "repeats.csv", where, metric),
+                  spread_note=f"mean over {over} of the {what} CV of {runs} runs of run.sh "
                               "(repeats.csv)", x=x)
 
 
@@ -532,6 +541,10 @@ FIT_SETS: tuple[FitSet, ...] = (
     _measured("kvm-virtio-nj4", "data/measured_kvm_virtio_seq: fio 4 KiB randread, four jobs, "
               "iodepth 1..64 each (4..256 outstanding), on the KVM virtio disk (held-out data)",
               "measured_kvm_virtio_seq/randread-4k-nj4-qd*.json", (("rw", "randread"),)),
+    _measured("kvm-virtio-rate", "data/measured_kvm_virtio_rate: fio 4 KiB randread at fixed "
+              "Poisson arrival rates 2,000..40,000 I/O per s (rate_iops, an open loop), on the "
+              "KVM virtio disk (held-out data)", "measured_kvm_virtio_rate/randread-4k-rate*.json",
+              (("rw", "randread"),), over="rates", x="rate_iops"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),

@@ -4,8 +4,9 @@ Usage: python3 summarise.py DIR1 [DIR2 ...] > repeats.csv   (DIR1 = run 1, ...).
 library only. A job without an iodepth option (psync) has fio's default, 1. IOPS are reads +
 writes; latencies (fio's lat_ns, percentiles from clat_ns) are the I/O-weighted mean of both
 directions, and also given per direction. The last column, ioengine, was added for
-../measured_kvm_virtio_intel (whose libaio and psync sweeps are both random reads); the
-earlier folders' repeats.csv files were written without it."""
+../measured_kvm_virtio_intel (whose libaio and psync sweeps are both random reads), and
+rate_iops (fio's per-job rate limit) for ../measured_kvm_virtio_rate; the earlier folders'
+repeats.csv files were written without them."""
 
 import csv
 import glob
@@ -40,6 +41,7 @@ def row(run, path, load):
         "lat_p50_us": round(pct["clat_ns"]["percentile"]["50.000000"] / 1e3, 1),
         "lat_p99_us": round(pct["clat_ns"]["percentile"]["99.000000"] / 1e3, 1),
         "ioengine": opts.get("ioengine", ""),
+        "rate_iops": opts.get("rate_iops", ""),
     }
 
 
