@@ -792,6 +792,14 @@ def _kernel_py(ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples
             break
         if status == BEYOND:
             break
+    return _finish(now, status, throttle_s, host, rec, h_bad, keep)
+
+
+@numba.njit(inline="always")
+def _finish(now, status, throttle_s, host, rec, h_bad, keep):
+    """The run's end: a trace's last completions flushed, the levels closed at ``now``, and
+    the figures copied out of the state's views before their owners are freed."""
+    tot = rec.tot
     if host.hc[fhost.HC_TR_NOUT] > 0:  # the last completions of a trace
         fhost.trace_call(fhost.TRACE_FLUSH, host.hc[fhost.HC_TR_NOUT], host.ht[fhost.HT_TR_T0])
     for i in range(5):
@@ -1142,10 +1150,25 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     else:
         tr = (trace.arrival_s, trace.offset_bytes, trace.size_bytes, trace.is_read,
               trace.gap_before_s, trace.done_latency_s, trace.done_issue_s, trace.done_idx)
-    hdd_args = fh.hdd_params(dev) if hdd else (np.zeros(fh.NH), np.zeros(1), np.zeros(1))
+    hdd_args, raid_args, buckets, fe_samples = _disk_args(dev, wl, streams, ip, fp, sizes, maxb,
+                                                          trace, buckets)
+    return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fe_samples,
+            fail_path, fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr,
+            *hdd_args, *raid_args, rng_pause, pz_samples)
+
+
+def _disk_args(dev, wl: Workload, streams: Streams, ip, fp, sizes, maxb: float,
+               trace: TraceSource | None, buckets):
+    """The disk families' kernel arguments: the HDD's (or a RAID's member disks'), RAID's and
+    the array's (empty placeholders for other devices); a RAID of cloud volumes' buckets (one
+    per member and spare, replacing ``buckets``); the array's front-end time samples."""
+    array = isinstance(dev, ArrayDevice)
+    hdd_args = fh.hdd_params(dev) if isinstance(dev, HddDevice) else (
+        np.zeros(fh.NH), np.zeros(1), np.zeros(1))
     raid_args = (np.zeros(NRP), np.zeros((2, NRC), np.int64), np.zeros((1, NRCF)),
                  _idle_rng_list())
-    if raid:  # (or an array of RAID sets)
+    if isinstance(dev, RaidDevice) or array:  # (or an array of RAID sets)
+        rd = dev.group if array else dev
         raid_args, hdd_args = _raid_args(dev, wl, streams, ip, fp, sizes, maxb, trace)
         if isinstance(rd.member, CloudDevice):  # each member, and the spare, its own buckets
             sets = dev.groups if array else 1
@@ -1154,9 +1177,7 @@ def _prepare(stack: Stack, wl: Workload, ios: int, warmup_ios: int, seed: int,
     if array:  # the array's front-end time
         fe_code, fe_a, fe_b, fe_samples = dist_args(dev.frontend_s)
         raid_args[0][[RP_FE_CODE, RP_FE_A, RP_FE_B]] = (fe_code, fe_a, fe_b)
-    return (ip, fp, sizes, cdf, slots, svc_samples, svc2_samples, ovh_samples, fe_samples,
-            fail_path, fail_at, restore_at, buckets, rng_io, rng_dev, rng_arr, job_rngs, *tr,
-            *hdd_args, *raid_args, rng_pause, pz_samples)
+    return hdd_args, raid_args, buckets, fe_samples
 
 
 #: where the RAID counters (rc, then rcf) sit in _prepare's arguments, counted from the end:

@@ -190,6 +190,64 @@ def _fail_path(ev, ps, e):
 
 
 @numba.njit(inline="always")
+def _fault_step(k, x, now, act, a_delay, a_code, k_after, acq_front, ev, lvs, ps, rqs, ats,
+                tot):
+    """One fault-mode step of the path (``K_ATT_END`` .. ``K_PE_RESTORE``): an attempt's end
+    raced against its path's failure, the failover's retry, a path's failed event, a
+    scheduled failure and restore. Returns the next step and what it waits on, and where
+    ``K_DISPATCH`` goes on to and whether ``K_ACQ`` joins the queue's front."""
+    if k == K_ATT_END:  # the attempt's process event
+        ats.at_state[x] |= 2
+        r = ats.at_req[x]
+        if rqs.rq_att[r] == x and rqs.rq_cond[r] == COND_PENDING:
+            rqs.rq_cond[r] = COND_TRIGGERED
+            push_now(ev, (r << KB) | K_COND)
+        if ats.at_state[x] & 6 == 6:
+            _free_attempt(ev, ats, x)
+        k = I(-1)
+    elif k == K_COND:  # attempt | failed
+        rqs.rq_cond[x] = COND_NONE
+        level(lvs, L_BELOW, now, -1)
+        a = rqs.rq_att[x]
+        rqs.rq_att[x] = -1
+        ats.at_state[a] |= 4
+        ended = ats.at_state[a] & 1
+        if ats.at_state[a] & 6 == 6:
+            _free_attempt(ev, ats, a)
+        if ended:
+            k = I(K_BR_FINISH)
+        else:  # the path died under this request: wait out the timeout, retry
+            tot[T_FAILOVERS] += 1
+            if ps.fo_s > 0:
+                act, a_delay, a_code = I(1), ps.fo_s, (x << KB) | K_FAILOVER
+                k = I(-1)
+            else:
+                k = I(K_FAILOVER)
+    elif k == K_FAILOVER:
+        acq_front = True  # a retry goes to the front of the host queue
+        k = I(K_ACQ)
+    elif k == K_PATH_FAILED:  # the failed event: its waiters, in registration order
+        _wake_failed(ev, ps, rqs, x)
+        k = I(-1)
+    elif k == K_PE_START:
+        act, a_delay, a_code = I(1), ps.fail_at[x], (x << KB) | K_PE_FAIL
+        k = I(-1)
+    elif k == K_PE_FAIL:  # Multipath.fail
+        _fail_path(ev, ps, x)
+        if not np.isnan(ps.restore_at[x]):
+            act, a_delay, a_code = (I(1), ps.restore_at[x] - ps.fail_at[x],
+                                    (x << KB) | K_PE_RESTORE)
+        k = I(-1)
+    elif k == K_PE_RESTORE:
+        ps.p_alive[ps.fail_path[x]] = True
+        k = I(K_DISPATCH)
+        k_after = I(-1)
+    else:
+        k = I(-2)
+    return k, act, a_delay, a_code, k_after, acq_front
+
+
+@numba.njit(inline="always")
 def path_step(k, x, now, act, a_delay, a_code, a_res, k_after, acq_front, ev, lvs, ps, rqs,
               ats, tot):
     """One step ``k`` of a block request's path (the host queue, a path slot, the attempt
@@ -297,52 +355,9 @@ def path_step(k, x, now, act, a_delay, a_code, a_res, k_after, acq_front, ev, lv
             else:
                 level(lvs, L_BELOW, now, -1)  # (without faults the attempt is its request's slot)
                 k = I(K_BR_FINISH)
-        elif k == K_ATT_END:  # ---- fault mode: the attempt's process event
-            ats.at_state[x] |= 2
-            r = ats.at_req[x]
-            if rqs.rq_att[r] == x and rqs.rq_cond[r] == COND_PENDING:
-                rqs.rq_cond[r] = COND_TRIGGERED
-                push_now(ev, (r << KB) | K_COND)
-            if ats.at_state[x] & 6 == 6:
-                _free_attempt(ev, ats, x)
-            k = I(-1)
-        elif k == K_COND:  # ---- fault mode: attempt | failed
-            rqs.rq_cond[x] = COND_NONE
-            level(lvs, L_BELOW, now, -1)
-            a = rqs.rq_att[x]
-            rqs.rq_att[x] = -1
-            ats.at_state[a] |= 4
-            ended = ats.at_state[a] & 1
-            if ats.at_state[a] & 6 == 6:
-                _free_attempt(ev, ats, a)
-            if ended:
-                k = I(K_BR_FINISH)
-            else:  # the path died under this request: wait out the timeout, retry
-                tot[T_FAILOVERS] += 1
-                if ps.fo_s > 0:
-                    act, a_delay, a_code = I(1), ps.fo_s, (x << KB) | K_FAILOVER
-                    k = I(-1)
-                else:
-                    k = I(K_FAILOVER)
-        elif k == K_FAILOVER:
-            acq_front = True  # a retry goes to the front of the host queue
-            k = I(K_ACQ)
-        elif k == K_PATH_FAILED:  # the failed event: its waiters, in registration order
-            _wake_failed(ev, ps, rqs, x)
-            k = I(-1)
-        elif k == K_PE_START:
-            act, a_delay, a_code = I(1), ps.fail_at[x], (x << KB) | K_PE_FAIL
-            k = I(-1)
-        elif k == K_PE_FAIL:  # Multipath.fail
-            _fail_path(ev, ps, x)
-            if not np.isnan(ps.restore_at[x]):
-                act, a_delay, a_code = (I(1), ps.restore_at[x] - ps.fail_at[x],
-                                        (x << KB) | K_PE_RESTORE)
-            k = I(-1)
-        elif k == K_PE_RESTORE:
-            ps.p_alive[ps.fail_path[x]] = True
-            k = I(K_DISPATCH)
-            k_after = I(-1)
+        elif K_ATT_END <= k <= K_PE_RESTORE:  # ---- fault mode: the race, failures, failover
+            k, act, a_delay, a_code, k_after, acq_front = _fault_step(
+                k, x, now, act, a_delay, a_code, k_after, acq_front, ev, lvs, ps, rqs, ats, tot)
         else:  # not a step of the path's block: a bug
             k = I(-2)
         if k < K_P_FIRST or k > K_P_LAST:
