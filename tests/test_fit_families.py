@@ -579,6 +579,18 @@ def test_a_deep_token_bucket_below_its_rate_costs_an_open_loop_nothing():
     assert _open_bucket_s(38000.0, 1 / 47500.0, 1 / 47500.0) == pytest.approx(wait, rel=0.10)
 
 
+def test_the_open_pool_is_mmc_up_to_its_top_rate():
+    """The pool's open loop (M/M/c by its product form) against the closed forms: M/M/1's
+    S / (1 - rho) and M/M/2's S / (1 - rho^2), up to 99.99 % utilisation (the sum once stopped
+    at 60,000 terms and came out 1.5 % low there)."""
+    from iosim.fit.surrogate import _open_pool_s
+
+    s = 1e-3
+    for rho in (0.5, 0.99, 0.9999):
+        assert _open_pool_s(rho / s, s, 1.0) == pytest.approx(s / (1 - rho), rel=1e-6)
+        assert _open_pool_s(2 * rho / s, s, 2.0) == pytest.approx(s / (1 - rho ** 2), rel=1e-6)
+
+
 def test_the_open_contended_pool_sums_its_geometric_tail_only_as_far_as_it_counts():
     """Past its units the open contended pool's terms fall geometrically: summing them until
     e^-60 of the largest (at most 200,000 terms past the units) gives the 200,000-term sum

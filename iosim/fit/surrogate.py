@@ -387,7 +387,7 @@ def _open_pool_s(rate: float, service: float, units: float) -> float:
         return math.inf
     if units > 64 and a < 0.2 * units:  # hardly anyone queues: a delay
         return service
-    tail = math.ceil(60.0 / max(-math.log(a / units), 1e-3))
+    tail = math.ceil(60.0 / max(-math.log(a / units), 1e-12))
     n = np.arange(1, int(math.ceil(units)) + min(tail, 200_000) + 1, dtype=float)
     logt = np.concatenate([[0.0], np.cumsum(math.log(a) - np.log(np.minimum(n, units)))])
     w = np.exp(logt - logt.max())
