@@ -611,3 +611,62 @@ def test_the_open_contended_pool_sums_its_geometric_tail_only_as_far_as_it_count
         got = _open_contended_s(load * top, service, units, c)
         tol = 1e-12 if load < 0.999 else 1e-4  # (near the top: 200,000 terms vs 200,064)
         assert got == pytest.approx(long_sum(load * top, service, units, c), rel=tol)
+
+
+SYSBENCH_AT_RATE = """sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)
+
+Running the test with following options:
+Number of threads: 4
+Target transaction rate: {rate}/sec
+Initializing random number generator from current time
+
+Extra file open flags: directio
+128 files, 8MiB each
+1GiB total file size
+Block size 16KiB
+Using synchronous I/O mode
+Doing random read test
+Initializing worker threads...
+
+Threads started!
+
+File operations:
+    reads/s:                      {got:.2f}
+    writes/s:                     0.00
+    fsyncs/s:                     0.00
+
+Throughput:
+    read, MiB/s:                  77.97
+    written, MiB/s:               0.00
+
+General statistics:
+    total time:                          10.0001s
+    total number of events:              49900
+
+Latency (ms):
+         min:                                    0.07
+         avg:                                    0.14
+         max:                                    6.18
+         95th percentile:                        0.17
+         sum:                                 6986.00
+"""
+
+
+def test_a_sysbench_run_at_a_target_rate_is_an_open_loop(tmp_path):
+    """sysbench 1.0's --rate: events arrive at that mean rate with exponential gaps
+    (sysbench.c, eventgen_thread_proc) whatever the threads do: a Poisson open loop, not a
+    closed loop of its threads; a run that fell short was held by its threads, said so."""
+    from iosim import traces
+
+    for rate, got, open_loop in ((5000, 4990.0, True), (20000, 7100.0, False)):
+        path = tmp_path / f"sb{rate}.txt"
+        path.write_text(SYSBENCH_AT_RATE.format(rate=rate, got=got))
+        (r,) = traces.read(path).points
+        assert r.params["tx_rate"] == rate
+        notes: list[str] = []
+        wl = _points([r], None, notes)[0].workload
+        assert wl.open_loop is open_loop
+        if open_loop:
+            assert wl.rate_iops == rate and wl.arrival == "poisson" and not notes
+        else:
+            assert wl.outstanding == 4 and "sysbench's --rate" in notes[0]

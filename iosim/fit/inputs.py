@@ -22,7 +22,8 @@
   did not reach its rate (every thread busy) is a closed loop of its threads, with a warning.
   fio's ``rate_iops`` runs likewise: each job's cap (reads, writes) times the jobs is the
   arrival rate, paced unless ``rate_process=poisson``; a run that fell short of it by more
-  than 10 % was held by its iodepth, a closed loop of numjobs x iodepth.
+  than 10 % was held by its iodepth, a closed loop of numjobs x iodepth. sysbench 1.0's
+  ``--rate`` (``Target transaction rate``) too: Poisson events at that rate, less the fsyncs.
 """
 
 from __future__ import annotations

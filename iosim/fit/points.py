@@ -145,11 +145,22 @@ def _fio_rate(p: dict) -> float | None:
     return min(limits) * jobs
 
 
+def _sysbench_rate(r: Results) -> float | None:
+    """The I/O arrival rate of a sysbench ``--rate`` run: its events per second (Poisson) less
+    the share of them that were fsyncs, which are events but not I/Os; None without a rate."""
+    events = _f((r.params or {}).get("tx_rate"))
+    if not events:
+        return None
+    iops = _f(getattr(r, "iops", None)) or 0.0
+    fsyncs = _f((r.counters or {}).get("fsyncs_per_s")) or 0.0
+    return events * (iops / (iops + fsyncs) if iops + fsyncs > 0 else 1.0)
+
+
 def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
     p = dict(r.params or {})
     fio_rate = _fio_rate(p)
     arrival = "paced" if fio_rate and p.get("rate_process") != "poisson" else "poisson"
-    iorate = _f(p.get("iorate")) if fio_rate is None else fio_rate
+    iorate = fio_rate if fio_rate is not None else _sysbench_rate(r) or _f(p.get("iorate"))
     if iorate is not None:  # vdbench's iorate, fio's rate_iops: an open loop
         got = _f(getattr(r, "iops", None))
         if got is not None and got < 0.9 * iorate:
@@ -237,12 +248,14 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
                 label[k] = r.params[k]
         if wl.open_loop:
             label["rate_iops"] = wl.rate_iops
-        fio_asked = _fio_rate(r.params or {})
-        asked = fio_asked if fio_asked is not None else _f(r.params.get("iorate"))
+        fio_asked, sb_asked = _fio_rate(r.params or {}), _sysbench_rate(r)
+        asked = fio_asked if fio_asked is not None else sb_asked or _f(r.params.get("iorate"))
         if asked is not None and not wl.open_loop:
             what, held_by = ((f"fio's rate_iops asked for {asked:g} I/O per s",
                               f"{wl.outstanding} I/Os (numjobs x iodepth)")
                              if fio_asked is not None else
+                             (f"sysbench's --rate asked for {asked:g} I/O per s",
+                              f"{wl.outstanding} threads") if sb_asked else
                              (f"vdbench asked for iorate={asked:g}", f"{wl.outstanding} threads"))
             notes.append(
                 f"{where}: {what} and got {meas.get('iops', float('nan')):.4g} IOPS: it could "

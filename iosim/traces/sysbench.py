@@ -8,7 +8,8 @@ or a write; ``iops`` counts reads and writes only (fsyncs per second are in ``co
 
 ``params``: ``threads`` (also ``numjobs``; ``iodepth`` 1 in synchronous mode, unknown in async
 mode), ``block_size_bytes``, ``rw`` and ``rwmixread`` from the test mode and R/W ratio,
-``sysbench_version`` and ``source``.
+``tx_rate`` (1.0's ``--rate``: events per second, an open loop), ``sysbench_version`` and
+``source``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ _MODES = {
 
 _RE_VER = re.compile(r"^sysbench (\S+)")
 _RE_THREADS = re.compile(r"^Number of threads:\s*(\d+)")
+# sysbench 1.0 --rate: events arrive at this mean rate (exponential gaps; sysbench.c
+# eventgen_thread_proc) and wait in a queue for a free thread: an open loop
+_RE_TX_RATE = re.compile(r"^Target transaction rate:\s*(\d+)/sec")
 _RE_BS = re.compile(r"^Block size\s+(\S+)")
 _RE_RATIO = re.compile(r"^Read/Write ratio for combined random IO test:\s*([\d.]+)")
 _RE_MODE = re.compile(r"^Doing (.+?) test")
@@ -99,6 +103,7 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
             continue
         for rx, key in (
             (_RE_THREADS, "threads"),
+            (_RE_TX_RATE, "tx_rate"),
             (_RE_BS, "bs"),
             (_RE_RATIO, "ratio"),
             (_RE_MODE, "mode"),
@@ -228,6 +233,8 @@ def _to_results(block: dict, lat_ms: dict, setup: dict, source: str, path) -> Re
         params["numjobs"] = int(setup["threads"])
         if setup.get("iomode", "synchronous") == "synchronous":
             params["iodepth"] = 1
+    if setup.get("tx_rate"):
+        params["tx_rate"] = float(setup["tx_rate"])
     if setup.get("bs"):
         try:
             params["block_size_bytes"] = parse_size(
