@@ -161,7 +161,7 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
     fio_rate = _fio_rate(p)
     arrival = "paced" if fio_rate and p.get("rate_process") != "poisson" else "poisson"
     iorate = fio_rate if fio_rate is not None else _sysbench_rate(r) or _f(p.get("iorate"))
-    if iorate is not None:  # vdbench's iorate, fio's rate_iops: an open loop
+    if iorate is not None:  # vdbench's iorate, fio's rate_iops, sysbench's --rate: open loops
         got = _f(getattr(r, "iops", None))
         if got is not None and got < 0.9 * iorate:
             # the generator could not keep up: every thread was busy, so its threads, not the
