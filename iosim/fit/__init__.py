@@ -299,8 +299,9 @@ def _plausible_winner(curve, holdout, ok: list[dict], kwargs: dict
         passed[row["model"]] = (
             f"auto: {row['model']} (ranked {rank}, leave-one-out error {row['score']:.1f} %) "
             f"is passed over: its fitted values are not physical for the family ({why})")
-    return first, {"": "auto: every candidate's fitted values are implausible for its family; "
-                       f"the best-ranked, {ok[0]['model']}, is kept"}
+    passed[""] = ("auto: every candidate's fitted values are implausible for its family; the "
+                  f"best-ranked, {ok[0]['model']}, is kept")
+    return first, passed
 
 
 def _parameter_names(mdl: Model, params: Sequence[str] | None, curve) -> list[str]:

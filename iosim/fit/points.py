@@ -13,6 +13,7 @@ import numpy as np
 from ..dists import Quantiles
 from ..results import Curve, Results
 from ..spec import SpecError
+from ..traces.fio import open_loop_rate
 from ..traces.table import _f
 from ..workload import Workload
 
@@ -137,12 +138,7 @@ def _fio_rate(p: dict) -> float | None:
         rf = 0.0
     else:
         rf = (_f(p.get("rwmixread")) if p.get("rwmixread") is not None else 50.0) / 100.0
-    limits = ([read_cap / rf] if rf > 0 and read_cap else []) + \
-        ([write_cap / (1.0 - rf)] if rf < 1 and write_cap else [])
-    if not limits:  # a cap on the direction this job does not do: no limit
-        return None
-    jobs = _f(p.get("numjobs")) or 1.0
-    return min(limits) * jobs
+    return open_loop_rate(read_cap, write_cap, rf, _f(p.get("numjobs")) or 1.0)
 
 
 def _sysbench_rate(r: Results) -> float | None:

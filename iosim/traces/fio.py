@@ -105,6 +105,16 @@ def _first_size(value) -> float | None:
         return None
 
 
+def open_loop_rate(read_cap: float | None, write_cap: float | None, read_fraction: float,
+                   jobs: float) -> float | None:
+    """The arrival rate of fio's ``rate_iops=R[,W]``: each job's caps per direction (None: no
+    cap), combined as fio paces a job (the direction that reaches its cap first sets its
+    pace), times the jobs; None when no cap applies to what the job does."""
+    limits = ([read_cap / read_fraction] if read_fraction > 0 and read_cap else []) + \
+        ([write_cap / (1.0 - read_fraction)] if read_fraction < 1 and write_cap else [])
+    return min(limits) * jobs if limits else None
+
+
 def _params_from_options(opts: dict) -> dict:
     p: dict = {}
     rw = _rw_mode(opts.get("rw", opts.get("readwrite")))
@@ -1579,15 +1589,10 @@ def _workload_from_job(name: str, line: int, opts: dict, path) -> tuple[Workload
         rate = val("rate_iops")
         if rate:
             rates = [float(x) if x.strip() else None for x in rate.split(",")]
-            r_cap = rates[0]
-            w_cap = rates[1] if len(rates) > 1 else rates[0]
-            limits = []
-            if read_frac > 0 and r_cap:
-                limits.append(r_cap / read_frac)
-            if read_frac < 1 and w_cap:
-                limits.append(w_cap / (1.0 - read_frac))
-            if limits:  # fio's rate is each job's: the open loop's is all of theirs
-                kw["rate_iops"] = min(limits) * kw.get("numjobs", 1)
+            total = open_loop_rate(rates[0], rates[1] if len(rates) > 1 else rates[0],
+                                   read_frac, kw.get("numjobs", 1))
+            if total is not None:
+                kw["rate_iops"] = total
                 kw["arrival"] = (
                     "poisson" if (val("rate_process") or "").strip() == "poisson" else "paced"
                 )
