@@ -1248,7 +1248,8 @@ def _read_replay_trace(args):
 
     kw = dict(time_unit=args.time_unit, size_unit=args.size_unit,
               device=getattr(args, "device", None),
-              max_requests=_int_arg(getattr(args, "max_requests", None), "--max-requests", 1))
+              max_requests=_int_arg(getattr(args, "max_requests", None), "--max-requests", 1),
+              iolog=getattr(args, "iolog", None))
     path = Path(args.trace)
     big = path.is_file() and path.stat().st_size > STREAM_FILE_BYTES
     if getattr(args, "stream", False) or big:
@@ -1326,14 +1327,16 @@ def _add_replay_parser(sub) -> None:
     from .engine.trace_source import TRACE_MODES  # numpy only: --help stays quick
 
     sp = sub.add_parser("replay", help="replay a block trace through a stack; compare; what-if")
-    sp.add_argument("trace", metavar="TRACE", help="blkparse, biosnoop, fio iolog, DiskSim, "
-                    "MSR or SPC trace")
+    sp.add_argument("trace", metavar="TRACE", help="blkparse, biosnoop, fio iolog, fio per-I/O "
+                    "latency log (write_lat_log), DiskSim, MSR or SPC trace")
     t = sp.add_argument_group("trace")
     t.add_argument("--format", help="trace format (default: detected)")
     t.add_argument("--time-unit", help="time unit where the format leaves it open (ns, us, ms, s)")
     t.add_argument("--size-unit", help="size unit where the format leaves it open")
     t.add_argument("--device", help="replay only this device of the trace")
     t.add_argument("--max-requests", help="read at most this many requests")
+    t.add_argument("--iolog", metavar="FILE",
+                   help="a fio latency log's issue times: the same job's write_iolog (v3)")
     t.add_argument("--stream", action="store_true",
                    help="read the trace in chunks, never whole (automatic past 64 MiB): bounded "
                    "memory; past 2^21 requests the statistics come from fine histograms")

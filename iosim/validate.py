@@ -980,7 +980,7 @@ def run(*, model: str = DEFAULT_MODEL, only: Sequence[str] | None = None, quick:
             continue
         if progress:
             progress(row.key)
-        trs.append(run_trace_row(row, corpus.parent / "blocktraces"))
+        trs.append(run_trace_row(row, corpus.parent / "blocktraces", data))
     repeats = corpus_repeat_spread(corpus) if fits else None
     command = "iosim validate -o docs/validation.md"
     if only:

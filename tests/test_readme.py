@@ -1,6 +1,7 @@
 """Every shell command of the README's "The command line" and "Compare your own fio results"
 sections runs verbatim, in order, in one temporary directory, and exits 0: a newcomer can
-copy them one after the other (the Set-up block with `make` is not run here).
+copy them one after the other from the clone's root, where `data/` is (the Set-up block with
+`make` is not run here).
 
 Without fio on the machine, the fio loop is replaced by copies of the sweep measured on the
 build machine (data/measured_kvm_virtio, fio's own JSON output) under the names the loop
@@ -88,6 +89,7 @@ def test_readme_commands_run_verbatim_in_order(tmp_path):
     env["PATH"] = f"{iosim.parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{env.get('PYTHONPATH', '')}".rstrip(os.pathsep)
     env.pop("IOSIM_FAST", None)  # the README does not set it: run what a reader runs
+    (tmp_path / "data").symlink_to(ROOT / "data")  # (a reader runs them from the clone's root)
     for cmd in readme_commands():
         if cmd.startswith("for qd in") and "fio " in cmd and shutil.which("fio") is None:
             _stand_in_for_fio(cmd, tmp_path)

@@ -212,3 +212,17 @@ def test_a_model_that_refuses_a_sweep_skips_its_row_and_the_run_goes_on(tmp_path
     row = next(line for line in text.splitlines() if line.startswith("| kvm-virtio-rwmix |"))
     assert "skipped: model generic refuses this sweep: fit: the fitted points mix" in row
     assert "| E4 | `cloud-essd-1m` | derivation |" in text
+
+
+def test_a_measured_trace_replays_through_a_stack_fitted_on_another_sweep():
+    """The fio-logged trace of data/measured_kvm_virtio_trace through the stack `iosim fit`
+    makes of the open-loop rate sweep (it never sees the trace): every request compared, and
+    the row is the one docs/validation.md shows."""
+    from iosim.validate_traces import TRACE_ROWS, run_trace_row, trace_markdown
+
+    (row,) = [r for r in TRACE_ROWS if r.key == "kvm-trace-10k-open"]
+    tr = run_trace_row(row)
+    assert tr.n == 10_142 and tr.fitted and not tr.skipped
+    assert tr.measured["mean_s"] == pytest.approx(83.7e-6, abs=0.05e-6)  # fio's JSON: 83.7 us
+    line = next(t for t in trace_markdown([tr]) if t.startswith("| kvm-trace-10k-open"))
+    assert line in DOC.read_text(encoding="utf-8"), "docs/validation.md is stale; regenerate it"

@@ -1,5 +1,6 @@
 """Block-trace readers: one :class:`~iosim.traces.blocktrace.BlockTrace` from blkparse, WiscSee,
-biosnoop, bpftrace biosnoop, fio iolog, DiskSim ASCII and validate, MSR Cambridge and SPC files.
+biosnoop, bpftrace biosnoop, fio iolog, fio per-I/O latency log, DiskSim ASCII and validate,
+MSR Cambridge and SPC files.
 
 =====================  =====================================================================
 format                 what ``arrival_s`` is (always rebased so the first request is at 0)
@@ -9,6 +10,7 @@ wiscsee                the timestamp column (a D event of blkparse)
 biosnoop               completion TIME(s) - LAT(ms): issue to the device
 bpftrace-biosnoop      completion TIME(ms) - LAT(ms)
 fio-iolog              v3: the timestamp (us); v2: the last ``wait`` (ms), 0 before any
+fio-latlog             completion (whole ms, spread over the ms) - latency (ns): +-0.5 ms
 disksim-ascii          the arrival column, in the declared or inferred unit
 disksim-validate       reconstructed closed loop: previous arrival + latency + idle
 msr                    the Windows filetime (100 ns ticks); latency = ResponseTime ticks
@@ -48,6 +50,7 @@ BLOCK_FORMATS = (
     "biosnoop",
     "bpftrace-biosnoop",
     "fio-iolog",
+    "fio-latlog",
     "disksim-ascii",
     "disksim-validate",
     "msr",
@@ -64,6 +67,7 @@ _VALIDATE = re.compile(r"^[RW]\s+\S+\s+\d+\s+\d+\s+[\d.]+\s+[\d.]+\s*$")
 _ASCII = re.compile(r"^\s*[\d.eE+-]+\s+\d+\s+[\d.eE+]+\s+[\d.eE+]+\s+\d+\s*$")
 _MSR = re.compile(r"^\d+,[^,]*,\d+,(?:Read|Write)\s*,\d+,\d+,\d+\s*$", re.I)
 _SPC = re.compile(r"^\d+,\d+,\d+,[rwRW],[\d.]+(?:,.*)?$")
+_FIO_LOG = re.compile(r"^\d+, \d+, \d+, \d+(?:, \d+){0,2}\s*$")
 
 
 def _sniff_lines(path: Path, ctx: Context) -> list[str]:
@@ -77,7 +81,9 @@ def _sniff_lines(path: Path, ctx: Context) -> list[str]:
     return lines
 
 
-def _sniff(lines: list[str]) -> str | None:
+def _sniff(lines: list[str], name: str = "") -> str | None:
+    if block_tools.fio_latlog_kind(name) and lines and _FIO_LOG.match(lines[0]):
+        return "fio-latlog"
     if lines and lines[0].startswith("fio version 2 iolog"):
         return "fio-iolog"
     if lines and lines[0].startswith("fio version 3 iolog"):
@@ -102,11 +108,17 @@ def detect_block_format(path: str | os.PathLike) -> str | None:
     or None when nothing fits. Raises TraceFormatError for a directory, a binary file or a
     missing file."""
     ctx = Context(path, "block trace")
-    return _sniff(_sniff_lines(Path(path), ctx))
+    return _sniff(_sniff_lines(Path(path), ctx), Path(path).name)
 
 
-def _records(fmt: str, path: Path, ctx: Context, time_unit, size_unit) -> Iterator[tuple]:
+def _records(fmt: str, path: Path, ctx: Context, time_unit, size_unit,
+             iolog=None) -> Iterator[tuple]:
     lines = LineReader(path, ctx)
+    if iolog is not None:
+        if fmt != "fio-latlog":
+            raise ctx.error(None, f"an iolog gives the issue times of a fio latency log "
+                            f"(fio-latlog); this file reads as {fmt}")
+        return block_tools.parse_fio_latlog(lines, ctx, iolog=iolog)
     if fmt == "disksim-ascii":
         block_disksim.check_units(ctx, time_unit, size_unit)
         t_unit, s_unit = block_disksim.sniff_ascii_units(path, ctx, time_unit, size_unit)
@@ -121,6 +133,7 @@ def _records(fmt: str, path: Path, ctx: Context, time_unit, size_unit) -> Iterat
         "biosnoop": block_tools.parse_biosnoop,
         "bpftrace-biosnoop": block_tools.parse_bpftrace_biosnoop,
         "fio-iolog": block_tools.parse_fio_iolog,
+        "fio-latlog": block_tools.parse_fio_latlog,
         "msr": block_csv.parse_msr,
         "spc": block_csv.parse_spc,
     }
@@ -148,6 +161,7 @@ def iter_block_trace(
     size_unit: str | None = None,
     device: str | int | None = None,
     max_requests: int | None = None,
+    iolog: str | os.PathLike | None = None,
 ) -> Iterator[BlockTrace]:
     """The trace as consecutive :class:`BlockTrace` chunks in arrival order (concatenated they
     equal :func:`read_block_trace`); memory holds about two chunks.
@@ -155,8 +169,9 @@ def iter_block_trace(
     ``format`` is one of :data:`BLOCK_FORMATS` (None: detected from the first lines);
     ``time_unit`` ("ns", "us", "ms", "s") and ``size_unit`` ("sectors", "bytes") declare the
     units of a DiskSim ASCII file; ``device`` keeps one device (its name as the trace writes it,
-    e.g. "259,0", "xvda1", "3"); ``max_requests`` stops after that many requests. The last
-    chunk carries all the warnings.
+    e.g. "259,0", "xvda1", "3"); ``max_requests`` stops after that many requests; ``iolog``
+    (a fio latency log only) is the same job's v3 ``write_iolog``, whose issue times become
+    the arrivals. The last chunk carries all the warnings.
     """
     p = Path(path)
     if p.is_file() and p.stat().st_size == 0:
@@ -172,7 +187,7 @@ def iter_block_trace(
         raise TraceFormatError(
             p, None, f"unknown block-trace format {format!r}; known: {', '.join(BLOCK_FORMATS)}")
     ctx = Context(p, format)
-    records = _records(format, p, ctx, time_unit, size_unit)
+    records = _records(format, p, ctx, time_unit, size_unit, iolog)
     if device is not None:
         ctx.only_device = str(device)
         records = _only_device(records, ctx, device)
@@ -188,9 +203,10 @@ def read_block_trace(
     size_unit: str | None = None,
     device: str | int | None = None,
     max_requests: int | None = None,
+    iolog: str | os.PathLike | None = None,
 ) -> BlockTrace:
     """The whole trace as one :class:`BlockTrace` (see :func:`iter_block_trace` for the
     arguments and the module documentation for what arrival means in each format)."""
     return concat(iter_block_trace(path, format, chunk_requests=_WHOLE_READ_CHUNK,
                                    time_unit=time_unit, size_unit=size_unit, device=device,
-                                   max_requests=max_requests))
+                                   max_requests=max_requests, iolog=iolog))

@@ -133,14 +133,16 @@ class BlockTraceFile:
     def __init__(self, path: str | os.PathLike, format: str | None = None, *,
                  time_unit: str | None = None, size_unit: str | None = None,
                  device: str | int | None = None, max_requests: int | None = None,
-                 chunk_requests: int | None = None, spill: bool = True):
+                 chunk_requests: int | None = None, spill: bool = True,
+                 iolog: str | os.PathLike | None = None):
         from .block import _WHOLE_READ_CHUNK
 
         if chunk_requests is None:  # read_block_trace's chunks: the same sorting and refusals
             chunk_requests = _WHOLE_READ_CHUNK
         self.path = Path(path)
         self._read_kw = dict(format=format, chunk_requests=chunk_requests, time_unit=time_unit,
-                             size_unit=size_unit, device=device, max_requests=max_requests)
+                             size_unit=size_unit, device=device, max_requests=max_requests,
+                             iolog=iolog)
         self.facts = TraceFacts()
         self._spill_path: str | None = None
         self.warnings: tuple = ()

@@ -1,4 +1,5 @@
-"""biosnoop (bcc and bpftrace) and fio iolog block traces (MSR and SPC: ``block_csv``).
+"""biosnoop (bcc and bpftrace), fio iolog and fio per-I/O latency-log block traces (MSR and
+SPC: ``block_csv``).
 
 bcc ``biosnoop``
     Fixed columns under a ``TIME(s) COMM PID DISK T SECTOR BYTES [QUE(ms)] LAT(ms)`` header.
@@ -21,6 +22,20 @@ fio iolog
     action carries a time in ms since the start, and arrival is the last wait seen (0 before
     any), with a warning to replay it closed loop. read/write lines are requests; trim, sync,
     datasync and the file actions (add/open/close/unlink) are skipped and counted.
+fio per-I/O latency log (``write_lat_log`` with ``log_avg_msec=0``, fio's default)
+    ``time, latency, direction, size[, offset, priority]`` per completed I/O (fio's
+    ``stat.c``): time in whole ms since the job started, latency in ns (fio >= 3), direction
+    0 read, 1 write, 2 trim; the offset column is there with ``log_offset=1`` (six columns;
+    five columns are fio >= 3.21's priority without the offset). A measured trace where
+    blktrace is not allowed (a container, a guest without CAP_SYS_ADMIN). fio truncates the
+    completion time to the ms: the completions of one ms are placed at sorted uniform draws
+    over it in the order logged (a fixed stream: the same file reads the same), so
+    ``arrival_s`` = completion - latency is known to about +-0.5 ms (each ms's requests taken
+    at one instant would arrive in bursts no device saw). Given the job's v3 iolog
+    (``write_iolog``, microsecond issue times), each I/O's arrival is its issue time there,
+    matched on direction and offset in order. The latency itself is exact. The ``_lat`` log
+    (submission to completion) is what a replay compares; ``_clat`` leaves out fio's
+    submission time (noted); ``_slat`` holds no completion and is refused.
 """
 
 from __future__ import annotations
@@ -28,8 +43,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
 
 from .block_io import Context, LineReader, integer, number
+
+_LATLOG_SEED = 20261128  # the stream placing a latency log's completions within their ms
+
+_LATLOG_NAME = re.compile(r"_(lat|clat|slat)(?:\.\d+)?\.log(?:\.(?:gz|bz2|xz))?$")
 
 SECTOR_BYTES = 512
 
@@ -188,3 +210,103 @@ def parse_fio_iolog(lines: LineReader, ctx: Context) -> Iterator[tuple]:
             ctx.count(f"act-{action}", ln, f"'{action}' actions skipped (not reads or writes)")
         else:
             ctx.count("act-unknown", ln, "lines with an unknown action skipped")
+
+
+def fio_latlog_kind(path) -> str | None:
+    """Which fio latency log a file name says it is: "lat", "clat", "slat" or None."""
+    m = _LATLOG_NAME.search(str(path))
+    return m.group(1) if m else None
+
+
+def _issue_times(iolog, ctx: Context) -> dict:
+    """(is_read, offset) -> the issue times (s) of a fio v3 iolog's requests, in order."""
+    from collections import deque
+
+    log_ctx = Context(iolog, "fio-iolog")
+    first = next(iter(LineReader(Path(iolog), log_ctx)), "")
+    if first.startswith("fio version 2 iolog"):
+        raise log_ctx.error(1, "a fio v2 iolog has no issue times: the latency log's own "
+                            "times are better; leave the iolog out (fio >= 3 writes v3)")
+    times: dict = {}
+    version_seen = False
+    for t, offset, _size, is_read, _dev, _lat, _idle, _ln in parse_fio_iolog(
+            LineReader(Path(iolog), log_ctx), log_ctx):
+        version_seen = True
+        times.setdefault((is_read, offset), deque()).append(t)
+    if not version_seen:
+        raise log_ctx.error(None, "no read or write requests: expected the fio v3 iolog "
+                            "(write_iolog) of the job that wrote the latency log")
+    return times
+
+
+def parse_fio_latlog(lines: LineReader, ctx: Context, iolog=None) -> Iterator[tuple]:
+    nan = math.nan
+    kind = fio_latlog_kind(ctx.path)
+    if kind == "slat":
+        raise ctx.error(None, "a submission-latency log (_slat) has no completions to replay; "
+                        "use the _lat log fio writes beside it")
+    if kind == "clat":
+        ctx.note("a completion-latency log (_clat): latency from submission to completion, "
+                 "without fio's submission time (the _lat log has both)")
+    issued = None
+    if iolog is not None:
+        issued = _issue_times(iolog, ctx)
+        ctx.note(f"arrival_s: each I/O's issue time in {Path(iolog).name} (us), matched by "
+                 "direction and offset in order; the latency from the latency log (ns)")
+    else:
+        ctx.note("fio logs completion times in whole ms: the completions logged in one ms "
+                 "are placed at sorted uniform draws over it, in the order logged, so "
+                 "arrival_s = completion - latency is known to about +-0.5 ms (the job's "
+                 "write_iolog, --iolog, gives exact issue times); the latency is exact (ns)")
+    dev = ctx.device_id("fio")
+    rng = np.random.default_rng(_LATLOG_SEED)  # (the same file reads the same every time)
+    group: list[tuple] = []  # the I/Os completed in the ms ``group_ms``: (latency, offset, ...)
+    group_ms = None
+    for text in lines:
+        ln = lines.line
+        if not text.strip():
+            continue
+        parts = text.split(",")
+        if len(parts) < 4:
+            raise ctx.error(ln, "expected 'time (ms), latency (ns), direction, size[, offset, "
+                            f"priority]', got {text[:40]!r}")
+        t_ms = number(parts[0], ctx, ln, "time (ms)")
+        lat = number(parts[1], ctx, ln, "latency (ns)") * 1e-9
+        ddir = integer(parts[2], ctx, ln, "direction")
+        size = integer(parts[3], ctx, ln, "size")
+        if size == 0:
+            raise ctx.error(ln, "size 0: a log averaged over windows (log_avg_msec > 0) holds "
+                            "no single I/Os; record it with log_avg_msec=0 (fio's default)")
+        if ddir not in (0, 1):
+            ctx.count("ddir", ln, "I/Os neither read nor write (trims) skipped")
+            continue
+        if len(parts) >= 6:
+            offset = float(integer(parts[4], ctx, ln, "offset"))
+        else:
+            offset = nan
+            ctx.note("no offset column (record with log_offset=1): offset_bytes is NaN")
+        if issued is not None:
+            queue = issued.get((ddir == 0, offset))
+            if queue:
+                yield (queue.popleft(), offset, float(size), ddir == 0, dev, lat, nan, ln)
+                continue
+            ctx.count("unissued", ln, "I/Os the iolog does not list (matched on direction "
+                      "and offset): arrival from the latency log's ms")
+        if t_ms != group_ms:
+            yield from _spread_over_ms(group, group_ms, dev, rng)
+            group, group_ms = [], t_ms
+        group.append((lat, offset, float(size), ddir == 0, ln))
+    yield from _spread_over_ms(group, group_ms, dev, rng)
+
+
+def _spread_over_ms(group: list[tuple], t_ms, dev: int, rng) -> Iterator[tuple]:
+    """The requests fio logged as completed in the whole ms ``t_ms``, their completions placed
+    at sorted uniform draws over that ms, in the order logged (fio logs in completion order):
+    the order statistics a Poisson stream's points in the ms would have."""
+    n = len(group)
+    if not n:
+        return
+    frac = np.sort(rng.random(n))
+    for j, (lat, offset, size, is_read, ln) in enumerate(group):
+        t_done = (t_ms + frac[j]) * 1e-3
+        yield (t_done - lat, offset, size, is_read, dev, lat, math.nan, ln)
