@@ -545,6 +545,10 @@ FIT_SETS: tuple[FitSet, ...] = (
               "Poisson arrival rates 2,000..40,000 I/O per s (rate_iops, an open loop), on the "
               "KVM virtio disk (held-out data)", "measured_kvm_virtio_rate/randread-4k-rate*.json",
               (("rw", "randread"),), over="rates", x="rate_iops"),
+    _measured("kvm-virtio-fsync", "data/measured_kvm_virtio_fsync: fio 4 KiB randwrite with an "
+              "fsync after every 4 writes (fsync=4), psync, numjobs 1..16, on the KVM virtio "
+              "disk (held-out data)", "measured_kvm_virtio_fsync/randwrite-fsync4-nj*.json",
+              (("rw", "randwrite"),), over="job counts"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),

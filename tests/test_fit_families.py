@@ -670,3 +670,31 @@ def test_a_sysbench_run_at_a_target_rate_is_an_open_loop(tmp_path):
             assert wl.rate_iops == rate and wl.arrival == "poisson" and not notes
         else:
             assert wl.outstanding == 4 and "sysbench's --rate" in notes[0]
+
+
+def test_a_sync_jobs_fsync_time_is_think_time_between_its_ios():
+    """fio's fsync=N: a psync job waits in fsync between its writes, which fio's IOPS and
+    latencies leave out. The fsync time per I/O (fio's sync section: count x mean) is the job's
+    think time; an asynchronous engine's fsyncs are said not to be modelled."""
+    from pathlib import Path
+
+    from iosim.traces import read
+
+    path = (Path(__file__).resolve().parents[1] / "data" / "measured_kvm_virtio_fsync"
+            / "randwrite-fsync4-nj4.json")
+    (r,) = read(path).points
+    import json
+
+    job = json.loads(path.read_text())["jobs"][0]
+    n_sync, writes = job["sync"]["total_ios"], job["write"]["total_ios"]
+    assert r.counters["sync_ios"] == n_sync and n_sync == pytest.approx(writes / 4, rel=0.01)
+    assert r.counters["sync_ns"] == round(job["sync"]["lat_ns"]["mean"] * n_sync)
+    pts = _points([r], None, notes := [])
+    think = r.counters["sync_ns"] * 1e-9 / writes
+    assert pts[0].workload.thinktime_s == pytest.approx(think, rel=1e-12)
+    assert pts[0].workload.outstanding == 4
+    assert len(notes) == 1 and "taken as think time" in notes[0]
+    # the same counters from an asynchronous engine: no think time, a note that says so
+    r.params["ioengine"] = "libaio"
+    pts = _points([r], None, notes := [])
+    assert pts[0].workload.thinktime_s == 0 and "not modelled" in notes[0]

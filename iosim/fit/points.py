@@ -152,7 +152,29 @@ def _sysbench_rate(r: Results) -> float | None:
     return events * (iops / (iops + fsyncs) if iops + fsyncs > 0 else 1.0)
 
 
-def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
+def _fsync_think_s(r: Results, p: dict, where: str, notes: list[str]) -> float:
+    """A fio job's time in fsync (``fsync=N``/``fdatasync=N``) per data I/O, for a synchronous
+    engine: the job issues nothing while it waits, so to the device it is think time between
+    I/Os (fio's IOPS and latencies count the reads and writes only). 0 without fsyncs; for an
+    asynchronous engine 0 too, said in a note (fio then syncs with I/Os in flight)."""
+    cnt = r.counters or {}
+    n_sync, sync_ns = cnt.get("sync_ios") or 0, cnt.get("sync_ns") or 0
+    data = (cnt.get("read_ios") or 0) + (cnt.get("write_ios") or 0)
+    if not n_sync or not sync_ns or not data:
+        return 0.0
+    per_sync = sync_ns * 1e-9 / n_sync
+    if str(p.get("ioengine", "")).lower() not in _SYNC_ENGINES:
+        notes.append(f"{where}: fio issued {n_sync:,} fsyncs ({per_sync * 1e6:.3g} us each) "
+                     "beside the I/Os of an asynchronous engine; their time is not modelled")
+        return 0.0
+    think = sync_ns * 1e-9 / data
+    notes.append(f"{where}: fio issued {n_sync:,} fsyncs ({per_sync * 1e6:.3g} us each): each "
+                 f"job waits {think * 1e6:.3g} us per I/O in them, taken as think time")
+    return think
+
+
+def _workload_of(r: Results, base: Workload | None, where: str,
+                 notes: list[str] | None = None) -> Workload:
     p = dict(r.params or {})
     fio_rate = _fio_rate(p)
     arrival = "paced" if fio_rate and p.get("rate_process") != "poisson" else "poisson"
@@ -198,6 +220,9 @@ def _workload_of(r: Results, base: Workload | None, where: str) -> Workload:
             f"{where}: the point does not say how many I/Os were outstanding "
             "(needs numjobs/iodepth, threads or qd in its params)"
         )
+    fsync_s = _fsync_think_s(r, p, where, notes if notes is not None else [])
+    if fsync_s > 0:
+        d["thinktime_s"] = float(d.get("thinktime_s") or 0.0) + fsync_s
     d.pop("rate_iops", None)
     if iorate is not None:
         d["rate_iops"] = iorate
@@ -227,7 +252,7 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
     out = []
     for i, r in enumerate(items):
         where = f"point {i}" + (f" ({r.params['source']})" if r.params.get("source") else "")
-        wl = _workload_of(r, base_workload, where)
+        wl = _workload_of(r, base_workload, where, notes)
         meas = {}
         shift = completion_shift_s(r)
         for m in METRICS:

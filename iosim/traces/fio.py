@@ -562,6 +562,11 @@ def _json_report(rep: int, line: int, doc: dict, ndocs: int, path, merge: str,
         sync = job.get("sync")
         if isinstance(sync, dict) and sync.get("total_ios"):
             counters["sync_ios"] = int(sync["total_ios"])
+            sync_mean = (sync.get("lat_ns") or {}).get("mean") if isinstance(
+                sync.get("lat_ns"), dict) else None
+            if isinstance(sync_mean, (int, float)) and sync_mean > 0:
+                # the job's time in fsync (ns): a counter, so merged jobs sum it
+                counters["sync_ns"] = round(sync_mean * int(sync["total_ios"]))
         extra = {}
         err = job.get("error")
         if err:
@@ -872,6 +877,8 @@ def _text_report_entries(path: str | os.PathLike, r: _Report) -> tuple[list[_Ent
             extra["error"] = jb.err
         if jb.sync:
             extra["sync_lat_mean_s"] = jb.sync["mean_s"]
+            if jb.issued.get("sync"):
+                counters["sync_ns"] = round(jb.sync["mean_s"] * 1e9 * jb.issued["sync"])
         entries.append(
             _Entry(
                 name=jb.name,
