@@ -15,6 +15,13 @@ code computes (the engines' equality tests compare every field with SimPy's):
   same least fixed point, exactly, in a fraction of the time (``live_map_bits``; the disk variant
   spent ~25 s in the set version's reaching-definitions loop). It is installed only while a
   kernel compiles.
+- **One compile per helper, not one per constant**: numba types a constant argument as a
+  literal (``Literal[int](0)``), and a helper called with ``0`` here and a variable there is
+  typed, compiled and optimised once for each (the RAID planners four times each). While a
+  kernel compiles, calls to iosim's own compiled helpers are typed with the constants' plain
+  types (``_plain_helper_calls``): one signature per helper and argument kinds (the disk
+  variant: 82 signatures -> 68); numba's own functions, and the HDD pool's links on the
+  disk's hottest path, keep their literal typing.
 - **LLVM's scalar replacement (SROA) of the kernel's records**: numba reads a field of a
   named tuple (``hs.hd_i``) by loading the whole tuple from its stack slot and extracting the
   field; the kernel does that some thousand times on records of up to a few hundred numbers,
@@ -25,7 +32,7 @@ code computes (the engines' equality tests compare every field with SimPy's):
 
 Measured on the disk variant, cold cache, this 2-core machine: see ``docs/architecture.md``.
 
-The last three reach into numba's internals (numba 0.68). Each is used only when
+The last four reach into numba's internals (numba 0.68). Each is used only when
 :data:`SUPPORTED` finds the internals it needs as it expects them; with another numba a
 missing one means numba's own (slower) way for that part, never a failed compile.
 """
@@ -37,7 +44,8 @@ import copy as _copy
 import inspect
 
 import llvmlite.binding as llvm
-from numba.core import analysis, codegen, inline_closurecall, ir_utils
+from numba.core import analysis, codegen, inline_closurecall, ir_utils, types
+from numba.core import dispatcher as _dispatcher
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import register_pass
 from numba.core.inline_closurecall import InlineWorker
@@ -69,11 +77,13 @@ def _supported() -> dict[str, bool]:
         "simplify": (_params(getattr(codegen.CPUCodeLibrary, "_optimize_functions", None))
                      == ["self", "ll_module"]
                      and hasattr(llvm, "create_new_function_pass_manager")),
+        "plain_calls": (_params(getattr(_dispatcher.Dispatcher, "get_call_template", None))
+                        == ["self", "args", "kws"] and hasattr(types, "unliteral")),
     }
 
 
 #: the speed-ups this numba allows: ``inliner`` (no deep copies), ``liveness`` (bit sets),
-#: ``simplify`` (LLVM simplification first)
+#: ``simplify`` (LLVM simplification first), ``plain_calls`` (one signature per helper)
 SUPPORTED = _supported()
 
 
@@ -188,6 +198,40 @@ def _simplified_first():
         codegen.CPUCodeLibrary._optimize_functions = saved
 
 
+_IOSIM = str(__import__("pathlib").Path(__file__).resolve().parents[1])
+#: helpers that keep their constants' literal types: the HDD's SPTF pool, whose links take
+#: their columns as constants on the disk's hottest path (a few small compiles more)
+_LITERAL_KEPT = str(__import__("pathlib").Path(__file__).resolve().parent / "fast_hdd.py")
+
+
+def _ours(dispatcher) -> bool:
+    code = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
+    return (code is not None and code.co_filename.startswith(_IOSIM)
+            and code.co_filename != _LITERAL_KEPT)
+
+
+@contextlib.contextmanager
+def _plain_helper_calls():
+    """Calls to iosim's compiled helpers typed with plain argument types for the duration
+    (``Literal[int](0)`` -> ``int64``): one compile of a helper serves every call site."""
+    if not SUPPORTED["plain_calls"]:
+        yield
+        return
+    saved = _dispatcher.Dispatcher.get_call_template
+
+    def get_call_template(self, args, kws):
+        if _ours(self):
+            args = tuple(types.unliteral(a) for a in args)
+            kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return saved(self, args, kws)
+
+    _dispatcher.Dispatcher.get_call_template = get_call_template
+    try:
+        yield
+    finally:
+        _dispatcher.Dispatcher.get_call_template = saved
+
+
 class _NoDeepCopy:
     """Stands in for the ``copy`` module inside numba's ``inline_ir``: its "deep copies" of a
     callee's IR return the IR itself (see the module's docstring for why that is safe)."""
@@ -248,14 +292,14 @@ def _untyped_pipeline(state, name="untyped"):
 
 class KernelCompiler(CompilerBase):
     """numba's nopython pipeline without SSA reconstruction, with the copy-free inliner and,
-    while it runs, the bit-set liveness and LLVM's simplification before numba's function
-    passes (see the module's docstring)."""
+    while it runs, the bit-set liveness, plain-typed helper calls and LLVM's simplification
+    before numba's function passes (see the module's docstring)."""
 
     def define_pipelines(self):
         self.state.flags.enable_ssa = False
         return [_swap_inliner(DefaultPassBuilder.define_nopython_pipeline(self.state))]
 
     def _compile_core(self):
-        with _bit_liveness(), _simplified_first():
+        with _bit_liveness(), _simplified_first(), _plain_helper_calls():
             return super()._compile_core()
 
