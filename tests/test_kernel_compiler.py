@@ -3,6 +3,8 @@ compile takes, never what it compiles: the bit-set liveness equals numba's on re
 function compiled with the pipeline computes what numba's default pipeline compiles it to."""
 
 import copy
+import types
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -124,3 +126,32 @@ def test_without_the_internals_it_expects_it_compiles_numbas_way(monkeypatch):
     a = np.arange(5.0)
     assert numba.njit(pipeline_class=kc.KernelCompiler)(_caller)(a, 40) == _caller(a, 40)
     assert calls  # numba's liveness (spied here) ran, not the bit-set one
+
+
+@numba.njit
+def _scaled(a, k):  # not inlined: a compiled helper of its own
+    return a[0] * (k + 1)
+
+
+def _calls_with_a_constant_and_a_variable(a, n):
+    return _scaled(a, 0) + _scaled(a, n)
+
+
+def test_a_helper_called_with_a_constant_and_a_variable_compiles_once(monkeypatch):
+    """numba types the constant 0 as Literal[int](0): its own pipeline compiles the helper twice
+    (once per call site's types). Ours types iosim's helpers' constants plainly: one compile,
+    the same result; numba's dispatcher is back in place after."""
+    from numba.core import dispatcher
+
+    theirs = numba.njit(_calls_with_a_constant_and_a_variable)
+    a = np.arange(1.0, 4.0)
+    assert theirs(a, 2) == 4.0
+    assert len(_scaled.signatures) == 2  # (Literal[int](0)) and (int64)
+    monkeypatch.setattr(kc, "_IOSIM", str(Path(__file__).resolve().parent))  # "ours" here
+    helper = numba.njit(_scaled.py_func)
+    caller = types.FunctionType(_calls_with_a_constant_and_a_variable.__code__,
+                                {**globals(), "_scaled": helper})
+    get_call_template = dispatcher.Dispatcher.get_call_template
+    assert numba.njit(pipeline_class=kc.KernelCompiler)(caller)(a, 2) == 4.0
+    assert len(helper.signatures) == (1 if kc.SUPPORTED["plain_calls"] else 2)
+    assert dispatcher.Dispatcher.get_call_template is get_call_template
