@@ -790,3 +790,20 @@ def test_sysbench_10_output_without_banner_is_detected():
         assert detect_format(f) == "sysbench"
     curve = read(data / "sysbench_rndrd_threads16.txt")
     assert curve[0].iops == approx(76845.96)
+
+
+def test_a_compressed_result_file_is_refused_saying_what_it_is(tmp_path: Path):
+    """A gzip/bzip2/xz file is not 'binary data': the error names the compression and the
+    command that undoes it (block traces are read compressed by iosim replay)."""
+    import bz2
+    import gzip
+    import lzma
+
+    text = b'{"fio version": "fio-3.33", "jobs": []}\n'
+    for name, pack, tool in (("r.json.gz", gzip.compress, "gunzip -k"),
+                             ("r.json.bz2", bz2.compress, "bunzip2 -k"),
+                             ("r.json.xz", lzma.compress, "unxz -k")):
+        p = tmp_path / name
+        p.write_bytes(pack(text))
+        with pytest.raises(TraceFormatError, match=rf"compressed: .*\({tool} FILE\)"):
+            read(p)

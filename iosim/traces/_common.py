@@ -52,6 +52,12 @@ def read_bytes(path: str | os.PathLike, max_bytes: int | None = None,
 def decode(data: bytes, path: str | os.PathLike) -> str:
     """UTF-8 (a BOM is dropped), falling back to Latin-1 for legacy captures; NUL bytes mean the
     file is binary and are refused."""
+    for magic, name, tool in ((b"\x1f\x8b", "gzip", "gunzip -k"), (b"BZh", "bzip2", "bunzip2 -k"),
+                              (b"\xfd7zXZ\x00", "xz", "unxz -k")):
+        if data.startswith(magic):
+            raise TraceFormatError(path, None, f"{name}-compressed: results and logs are read as "
+                                   f"plain text; decompress it first ({tool} FILE). (iosim "
+                                   "replay reads a compressed block trace as it is)")
     if b"\x00" in data[:65536]:
         raise TraceFormatError(path, None, "binary data (NUL bytes): not a text trace")
     if data.startswith(b"\xef\xbb\xbf"):
