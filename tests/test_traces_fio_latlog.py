@@ -131,3 +131,15 @@ def test_replay_refuses_an_iolog_beside_another_format_in_one_line(capsys, tmp_p
     assert cli.main(["replay", str(trace), "--iolog", str(IOLOG), "--time-unit", "ms"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "fio latency log" in err
+
+
+def test_a_log_with_other_jobs_logs_beside_it_says_it_is_one_job(tmp_path: Path):
+    """fio (numjobs > 1) writes NAME_lat.1.log, NAME_lat.2.log ...: one of them is one job's
+    I/O, and the replay would miss the others' load; the trace says so."""
+    row = "1, 50000, 0, 4096, 8192, 0\n"
+    one = _write(tmp_path, "job_lat.1.log", row)
+    assert not any("other job" in w for w in read_block_trace(one).warnings)
+    _write(tmp_path, "job_lat.2.log", row)
+    _write(tmp_path, "job_clat.2.log", row)  # (another kind of log: not counted)
+    (w,) = [w for w in read_block_trace(one).warnings if "other job" in w]
+    assert "1 other job(s)" in w and "job_lat.2.log" in w

@@ -35,7 +35,9 @@ fio per-I/O latency log (``write_lat_log`` with ``log_avg_msec=0``, fio's defaul
     (``write_iolog``, microsecond issue times), each I/O's arrival is its issue time there,
     matched on direction and offset in order. The latency itself is exact. The ``_lat`` log
     (submission to completion) is what a replay compares; ``_clat`` leaves out fio's
-    submission time (noted); ``_slat`` holds no completion and is refused.
+    submission time (noted); ``_slat`` holds no completion and is refused. fio writes one log
+    per job (``NAME_lat.1.log``, ``NAME_lat.2.log`` ...): a log with others beside it is noted
+    as one job's I/O only.
 """
 
 from __future__ import annotations
@@ -248,6 +250,11 @@ def parse_fio_latlog(lines: LineReader, ctx: Context, iolog=None) -> Iterator[tu
     if kind == "clat":
         ctx.note("a completion-latency log (_clat): latency from submission to completion, "
                  "without fio's submission time (the _lat log has both)")
+    others = _other_jobs_logs(ctx.path)
+    if others:
+        ctx.note(f"fio wrote one latency log per job and {len(others)} other job(s) logged "
+                 f"beside this one ({others[0]}{', ...' if len(others) > 1 else ''}): this "
+                 "trace holds this job's I/Os only, so a replay misses the others' load")
     issued = None
     if iolog is not None:
         issued = _issue_times(iolog, ctx)
@@ -297,6 +304,22 @@ def parse_fio_latlog(lines: LineReader, ctx: Context, iolog=None) -> Iterator[tu
             group, group_ms = [], t_ms
         group.append((lat, offset, float(size), ddir == 0, ln))
     yield from _spread_over_ms(group, group_ms, dev, rng)
+
+
+def _other_jobs_logs(path) -> list[str]:
+    """The names of the other jobs' latency logs of the same fio run beside ``path``
+    (``NAME_lat.2.log`` beside ``NAME_lat.1.log``, compressed or not)."""
+    p = Path(path)
+    m = re.match(r"^(.*_(?:c|s)?lat)\.(\d+)\.log((?:\.(?:gz|bz2|xz))?)$", p.name)
+    if not m:
+        return []
+    pattern = re.compile(rf"^{re.escape(m.group(1))}\.(\d+)\.log(?:\.(?:gz|bz2|xz))?$")
+    try:
+        names = sorted(q.name for q in p.parent.iterdir()
+                       if (k := pattern.match(q.name)) and k.group(1) != m.group(2))
+    except OSError:
+        return []
+    return names
 
 
 def _spread_over_ms(group: list[tuple], t_ms, dev: int, rng) -> Iterator[tuple]:
