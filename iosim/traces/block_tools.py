@@ -52,8 +52,8 @@ import numpy as np
 from .block_io import Context, LineReader, integer, number
 
 _LATLOG_SEED = 20261128  # the stream placing a latency log's completions within their ms
-
-_LATLOG_NAME = re.compile(r"_(lat|clat|slat)(?:\.\d+)?\.log(?:\.(?:gz|bz2|xz))?$")
+#: a fio latency log's name: NAME_{lat,clat,slat}[.JOB].log, compressed or not
+_LATLOG_NAME = re.compile(r"_(lat|clat|slat)(?:\.(\d+))?\.log(?:\.(?:gz|bz2|xz))?$")
 
 SECTOR_BYTES = 512
 
@@ -230,12 +230,10 @@ def _issue_times(iolog, ctx: Context) -> dict:
         raise log_ctx.error(1, "a fio v2 iolog has no issue times: the latency log's own "
                             "times are better; leave the iolog out (fio >= 3 writes v3)")
     times: dict = {}
-    version_seen = False
     for t, offset, _size, is_read, _dev, _lat, _idle, _ln in parse_fio_iolog(
             LineReader(Path(iolog), log_ctx), log_ctx):
-        version_seen = True
         times.setdefault((is_read, offset), deque()).append(t)
-    if not version_seen:
+    if not times:
         raise log_ctx.error(None, "no read or write requests: expected the fio v3 iolog "
                             "(write_iolog) of the job that wrote the latency log")
     return times
@@ -310,16 +308,16 @@ def _other_jobs_logs(path) -> list[str]:
     """The names of the other jobs' latency logs of the same fio run beside ``path``
     (``NAME_lat.2.log`` beside ``NAME_lat.1.log``, compressed or not)."""
     p = Path(path)
-    m = re.match(r"^(.*_(?:c|s)?lat)\.(\d+)\.log((?:\.(?:gz|bz2|xz))?)$", p.name)
-    if not m:
+    m = _LATLOG_NAME.search(p.name)
+    if not m or m.group(2) is None:
         return []
-    pattern = re.compile(rf"^{re.escape(m.group(1))}\.(\d+)\.log(?:\.(?:gz|bz2|xz))?$")
+    stem = p.name[:m.start()]
     try:
-        names = sorted(q.name for q in p.parent.iterdir()
-                       if (k := pattern.match(q.name)) and k.group(1) != m.group(2))
+        return sorted(q.name for q in p.parent.iterdir()
+                      if (k := _LATLOG_NAME.search(q.name)) and q.name[:k.start()] == stem
+                      and k.group(1) == m.group(1) and k.group(2) not in (None, m.group(2)))
     except OSError:
         return []
-    return names
 
 
 def _spread_over_ms(group: list[tuple], t_ms, dev: int, rng) -> Iterator[tuple]:
