@@ -531,3 +531,69 @@ def test_job_file_errors(tmp_path: Path, text: str, match: str):
     f.write_text(text)
     with pytest.raises(TraceFormatError, match=match):
         read_fio_job(f)
+
+
+def _report(runtime_ms: int, ios: int, stamp_ms: int) -> dict:
+    """A fio 3.x JSON report of one 4 KiB randread job (what a test needs of it)."""
+    lat = {"mean": 70000.0, "max": 900000.0, "percentile": {"50.000000": 45000}}
+    read = {"iops": ios / (runtime_ms / 1000), "runtime": runtime_ms, "total_ios": ios,
+            "bw_bytes": 4096 * ios * 1000 // runtime_ms, "lat_ns": lat, "clat_ns": lat}
+    idle = {"iops": 0.0, "runtime": 0, "total_ios": 0, "bw_bytes": 0}
+    return {"fio version": "fio-3.33", "timestamp": stamp_ms // 1000, "timestamp_ms": stamp_ms,
+            "jobs": [{"jobname": "st1", "groupid": 0, "job_runtime": runtime_ms,
+                      "job options": {"rw": "randread", "bs": "4k", "iodepth": "1"},
+                      "read": read, "write": idle, "trim": idle}]}
+
+
+def test_json_status_interval_reports_are_one_run(tmp_path: Path):
+    """fio --status-interval=1 appends the run so far every second and the whole run last
+    (the timings of a real 3 s run on the project's disk): one point, the last report. Two
+    runs appended (the second written after its whole runtime) stay two points."""
+    run = [_report(895, 10775, 1_000_026_384), _report(1894, 24810, 1_000_027_382),
+           _report(2894, 39576, 1_000_028_382), _report(3000, 41209, 1_000_028_534)]
+    p = tmp_path / "status.json"
+    p.write_text("\n".join(json.dumps(d) for d in run))
+    (pt,) = read_fio_json(p).points
+    assert pt.iops == pytest.approx(41209 / 3.0)
+    assert "3 progress report(s)" in pt.extra["status_snapshots"]
+    # a second, longer run of the same job appended: written at least its runtime later
+    two = [_report(1000, 13000, 1_000_000_000), _report(3000, 41000, 1_000_003_600)]
+    q = tmp_path / "two.json"
+    q.write_text("\n".join(json.dumps(d) for d in two))
+    assert [r.iops for r in read_fio_json(q).points] == pytest.approx([13000, 41000 / 3])
+
+
+_STATUS_BLOCK = """\
+sttext: (groupid=0, jobs=1): err= 0: pid=4113: Sat Nov 28 09:11:{sec} 2026
+  read: IOPS={iops}, BW=158MiB/s (165MB/s)(141MiB/{ms}msec)
+     lat (usec): min=45, max=4137, avg={lat}, stdev=62.31
+  IO depths    : 1=0.1%, 2=0.1%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%
+     issued rwts: total={ios},0,0,0 short=0,0,0,0 dropped=0,0,0,0
+
+Run status group 0 (all jobs):
+   READ: bw=158MiB/s (165MB/s), 158MiB/s-158MiB/s (165MB/s-165MB/s), io=141MiB (148MB), \
+run={ms}-{ms}msec
+
+Disk stats (read/write):
+  vda: ios=26677/0, merge=0/0, ticks=1713/0, in_queue=1713, util=66.31%
+
+"""
+
+
+def test_text_status_interval_reports_are_one_run_not_summed_jobs(tmp_path: Path):
+    """fio --status-interval in normal output prints the job's block and the summary again and
+    again without new job definitions (lines of a real 3 s run, trimmed): the last report is
+    the run. Before, the four blocks were summed as four jobs: 166,600 IOPS at numjobs 4."""
+    head = ("sttext: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, "
+            "(T) 4096B-4096B, ioengine=libaio, iodepth=4\nfio-3.33\nStarting 1 process\n\n")
+    blocks = [("27", "40.4k", "893", "98.70", "36060"), ("28", "41.5k", "1894", "96.01", "78600"),
+              ("29", "42.4k", "2893", "94.80", "122600"), ("29", "42.3k", "3001", "94.10",
+                                                          "126900")]
+    text = head + "".join(_STATUS_BLOCK.format(sec=s, iops=i, ms=m, lat=la, ios=n)
+                          for s, i, m, la, n in blocks)
+    p = tmp_path / "status.out"
+    p.write_text(text)
+    (pt,) = read_fio_text(p).points
+    assert pt.iops == pytest.approx(42300) and pt.params["numjobs"] == 1
+    assert pt.lat_mean_s == pytest.approx(94.10e-6)
+    assert "3 progress report(s)" in pt.extra["status_snapshots"]

@@ -478,6 +478,7 @@ def read_fio_json(path: str | os.PathLike, merge: str = "job") -> Curve:
     """
     text = read_text(path)
     docs = _json_documents(text, path)
+    docs, snapshots = _whole_runs(docs)
     source = Path(path).name
     points: list[Results] = []
     try:
@@ -489,7 +490,61 @@ def read_fio_json(path: str | os.PathLike, merge: str = "job") -> Curve:
         if exact is None:
             raise
         raise TraceFormatError(exc.path, exact, exc.reason) from None
+    if snapshots:
+        for p in points:
+            p.extra["status_snapshots"] = _SNAPSHOTS_NOTE.format(n=snapshots)
     return Curve(points, label=source)
+
+
+_SNAPSHOTS_NOTE = ("{n} progress report(s) of --status-interval left out: each is the run so "
+                   "far; the run's last report is its whole")
+
+
+def _run_state(doc: dict) -> tuple | None:
+    """(the jobs' names, the longest job runtime in ms, the I/Os done, the report's time in
+    ms) of one JSON report, or None when it does not say them all."""
+    jobs = doc.get("jobs")
+    stamp = doc.get("timestamp_ms")
+    if not isinstance(jobs, list) or not jobs or not isinstance(stamp, (int, float)):
+        return None
+    names, runtime, ios = [], 0.0, 0
+    for job in jobs:
+        if not isinstance(job, dict):
+            return None
+        names.append((job.get("jobname"), job.get("groupid")))
+        rt = job.get("job_runtime")
+        if not isinstance(rt, (int, float)):
+            return None
+        runtime = max(runtime, float(rt))
+        for d in _DIRS:
+            n = (job.get(d) or {}).get("total_ios") if isinstance(job.get(d), dict) else None
+            ios += n if isinstance(n, int) else 0
+    return tuple(names), runtime, ios, float(stamp)
+
+
+def _whole_runs(docs: list[tuple[int, dict]]) -> tuple[list[tuple[int, dict]], int]:
+    """The reports of whole runs, and how many progress reports were left out.
+
+    ``--status-interval`` makes fio append a report of the run so far every interval, the last
+    one the whole run. A report continues the one before it when it has the same jobs, more
+    runtime and no fewer I/Os, and was written about that much runtime later: less than its
+    own runtime minus half the earlier one's after it (a second run appended could only be
+    written after the whole of its own runtime)."""
+    kept: list[tuple[int, dict]] = []
+    dropped = 0
+    prev = None
+    for line, doc in docs:
+        state = _run_state(doc)
+        if prev is not None and state is not None and kept:
+            names, rt, ios, stamp = state
+            p_names, p_rt, p_ios, p_stamp = prev
+            if (names == p_names and rt > p_rt and ios >= p_ios
+                    and stamp - p_stamp < rt - p_rt / 2):
+                kept.pop()
+                dropped += 1
+        kept.append((line, doc))
+        prev = state
+    return kept, dropped
 
 
 _KEY_PATH = re.compile(r"^(jobs\[(\d+)\](?:\.[\w\"]+(?:\[\d+\])?)*)")
@@ -716,6 +771,8 @@ class _Report:
     defs: dict = field(default_factory=dict)
     jobs: list = field(default_factory=list)
     disks: list = field(default_factory=list)
+    summarised: bool = False  # its "Run status group" lines were read
+    continues: bool = False  # a --status-interval report of the run before it (no new defs)
 
 
 def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Report]:
@@ -760,6 +817,11 @@ def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Repor
         if m:
             if rep is None:
                 rep = new_report()
+            elif rep.summarised:  # jobs again after the summary, with no definitions: fio
+                # --status-interval printing the same run so far once more
+                prev = rep
+                rep = new_report()
+                rep.defs, rep.version, rep.continues = dict(prev.defs), prev.version, True
             job = _TextJob(
                 m.group("name"), int(m.group("g")), int(m.group("jobs")), int(m.group("err")), i
             )
@@ -768,6 +830,8 @@ def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Repor
             continue
         if line.startswith("Run status group"):
             job, cur_dir, pct_target = None, None, None
+            if rep is not None:
+                rep.summarised = True
             continue
         if line.startswith("Disk stats"):
             job, cur_dir, pct_target, in_disk = None, None, None, True
@@ -918,6 +982,10 @@ def read_fio_text(path: str | os.PathLike, merge: str = "job") -> Curve:
                 "'(groupid=..., jobs=...)' block): the run produced no result",
             )
         raise TraceFormatError(path, None, "expected fio normal output: no job blocks found")
+    # --status-interval: each report continued by the next is the run so far; the last whole
+    snapshots = sum(1 for r in stats_reports[1:] if r.continues)
+    stats_reports = [r for r, nxt in zip(stats_reports, [*stats_reports[1:], None], strict=True)
+                     if nxt is None or not nxt.continues]
     for r in stats_reports:
         entries, max_rt = _text_report_entries(path, r)
         # the text shows block sizes already in bytes
@@ -931,6 +999,9 @@ def read_fio_text(path: str | os.PathLike, merge: str = "job") -> Curve:
     if len(stats_reports) == 1:
         for p in points:
             p.params.pop("report", None)
+    if snapshots:
+        for p in points:
+            p.extra["status_snapshots"] = _SNAPSHOTS_NOTE.format(n=snapshots)
     return Curve(points, label=source)
 
 
