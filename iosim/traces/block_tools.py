@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -222,8 +223,6 @@ def fio_latlog_kind(path) -> str | None:
 
 def _issue_times(iolog, ctx: Context) -> dict:
     """(is_read, offset) -> the issue times (s) of a fio v3 iolog's requests, in order."""
-    from collections import deque
-
     log_ctx = Context(iolog, "fio-iolog")
     first = next(iter(LineReader(Path(iolog), log_ctx)), "")
     if first.startswith("fio version 2 iolog"):

@@ -517,7 +517,8 @@ def _run_state(doc: dict) -> tuple | None:
             return None
         runtime = max(runtime, float(rt))
         for d in _DIRS:
-            n = (job.get(d) or {}).get("total_ios") if isinstance(job.get(d), dict) else None
+            section = job.get(d)
+            n = section.get("total_ios") if isinstance(section, dict) else None
             ios += n if isinstance(n, int) else 0
     return tuple(names), runtime, ios, float(stamp)
 
