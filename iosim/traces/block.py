@@ -1,6 +1,6 @@
 """Block-trace readers: one :class:`~iosim.traces.blocktrace.BlockTrace` from blkparse, WiscSee,
 biosnoop, bpftrace biosnoop, fio iolog, fio per-I/O latency log, DiskSim ASCII and validate,
-MSR Cambridge and SPC files.
+MSR Cambridge, SPC, Alibaba Cloud, Tencent CBS and FIU files.
 
 =====================  =====================================================================
 format                 what ``arrival_s`` is (always rebased so the first request is at 0)
@@ -15,6 +15,9 @@ disksim-ascii          the arrival column, in the declared or inferred unit
 disksim-validate       reconstructed closed loop: previous arrival + latency + idle
 msr                    the Windows filetime (100 ns ticks); latency = ResponseTime ticks
 spc                    the Timestamp column (seconds)
+alibaba                the timestamp column (us)
+tencent                the Timestamp column (whole s; a second's requests spread over it)
+fiu                    the ts column (ns)
 =====================  =====================================================================
 
 Files are read line by line into fixed-size chunks (:func:`iter_block_trace`), so memory
@@ -37,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import block_blkparse, block_csv, block_disksim, block_tools
+from . import block_blkparse, block_csv, block_datasets, block_disksim, block_tools
 from .block_io import Context, LineReader, chunked, concat
 from .blocktrace import BlockTrace
 from .errors import TraceFormatError
@@ -55,6 +58,9 @@ BLOCK_FORMATS = (
     "disksim-validate",
     "msr",
     "spc",
+    "alibaba",
+    "tencent",
+    "fiu",
 )
 
 _SNIFF_LINES = 200
@@ -67,6 +73,9 @@ _VALIDATE = re.compile(r"^[RW]\s+\S+\s+\d+\s+\d+\s+[\d.]+\s+[\d.]+\s*$")
 _ASCII = re.compile(r"^\s*[\d.eE+-]+\s+\d+\s+[\d.eE+]+\s+[\d.eE+]+\s+\d+\s*$")
 _MSR = re.compile(r"^\d+,[^,]*,\d+,(?:Read|Write)\s*,\d+,\d+,\d+\s*$", re.I)
 _SPC = re.compile(r"^\d+,\d+,\d+,[rwRW],[\d.]+(?:,.*)?$")
+_ALIBABA = re.compile(r"^\d+,[RWrw],\d+,\d+,\d+\s*$")
+_TENCENT = re.compile(r"^\d+(?:\.\d*)?,\d+,\d+,[01],\d+\s*$")
+_FIU = re.compile(r"^\d+\s+\d+\s+\S.*\s\d+\s+\d+\s+[RWrw]\s+\d+\s+\d+(?:\s+[0-9a-fA-F]+)?\s*$")
 _FIO_LOG = re.compile(r"^\d+, \d+, \d+, \d+(?:, \d+){0,2}\s*$")
 
 
@@ -96,6 +105,7 @@ def _sniff(lines: list[str], name: str = "") -> str | None:
     data = [t for t in lines if t.strip() and not t.lstrip().startswith("#")]
     for test, name in ((_BLKPARSE, "blkparse"), (_WISCSEE, "wiscsee"),
                        (_VALIDATE, "disksim-validate"), (_MSR, "msr"), (_SPC, "spc"),
+                       (_ALIBABA, "alibaba"), (_TENCENT, "tencent"), (_FIU, "fiu"),
                        (_ASCII, "disksim-ascii")):
         hits = sum(1 for t in data[:50] if test.match(t))
         if hits and hits >= min(len(data[:50]), 3) * 0.8:
@@ -136,6 +146,9 @@ def _records(fmt: str, path: Path, ctx: Context, time_unit, size_unit,
         "fio-latlog": block_tools.parse_fio_latlog,
         "msr": block_csv.parse_msr,
         "spc": block_csv.parse_spc,
+        "alibaba": block_datasets.parse_alibaba,
+        "tencent": block_datasets.parse_tencent,
+        "fiu": block_datasets.parse_fiu,
     }
     return parsers[fmt](lines, ctx)
 

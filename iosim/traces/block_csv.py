@@ -140,17 +140,22 @@ def _msr_line(text, ln, ctx, state: _MsrState):
             ctx.device_id(f"{parts[1]}_{disk}"), rt * TICK_S, math.nan, ln)
 
 
-def parse_msr(lines: LineReader, ctx: Context) -> Iterator:
-    state = _MsrState(ctx)
+def batched(lines: LineReader, ctx: Context, state, batch_fn, line_fn) -> Iterator:
+    """The requests of ``lines``: a batch of :data:`BATCH_LINES` lines parsed whole by
+    ``batch_fn`` (None when anything in it is not clean), else line by line by ``line_fn``."""
     for first, batch in lines.batches(BATCH_LINES):
-        block = _msr_batch(batch, first, ctx, state)
+        block = batch_fn(batch, first, ctx, state)
         if block is not None:
             yield block
             continue
         for i, text in enumerate(batch):
-            rec = _msr_line(text, first + i, ctx, state)
+            rec = line_fn(text, first + i, ctx, state)
             if rec is not None:
                 yield rec
+
+
+def parse_msr(lines: LineReader, ctx: Context) -> Iterator:
+    return batched(lines, ctx, _MsrState(ctx), _msr_batch, _msr_line)
 
 
 # --- SPC ----------------------------------------------------------------------------------
@@ -195,13 +200,4 @@ def _spc_line(text, ln, ctx, back: _Backwards):
 
 
 def parse_spc(lines: LineReader, ctx: Context) -> Iterator:
-    back = _Backwards(ctx)
-    for first, batch in lines.batches(BATCH_LINES):
-        block = _spc_batch(batch, first, ctx, back)
-        if block is not None:
-            yield block
-            continue
-        for i, text in enumerate(batch):
-            rec = _spc_line(text, first + i, ctx, back)
-            if rec is not None:
-                yield rec
+    return batched(lines, ctx, _Backwards(ctx), _spc_batch, _spc_line)

@@ -19,6 +19,7 @@ import array
 import bz2
 import contextlib
 import gzip
+import io
 import lzma
 import math
 import os
@@ -108,6 +109,65 @@ def _decompressing(fh):
     return contextlib.nullcontext(fh)
 
 
+class _TarMember:
+    """The one file of a tar archive (SNIA distributes the Tencent CBS traces as .tgz, one CSV
+    in each), read as a stream; an archive holding a second file is refused when it is reached,
+    naming both."""
+
+    def __init__(self, stream, ctx: Context):
+        import tarfile
+
+        self.ctx = ctx
+        try:
+            self.tar = tarfile.open(fileobj=stream, mode="r|")
+            self.name, self.fh = self._next_file()
+        except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as e:
+            raise ctx.error(None, f"cannot read the tar archive: {e}") from None
+        if self.fh is None:
+            raise ctx.error(None, "a tar archive with no file in it")
+        ctx.note(f"read from {self.name}, the file in the tar archive (line numbers are its)")
+
+    def _next_file(self):
+        while (member := self.tar.next()) is not None:
+            if member.isfile():
+                return member.name, self.tar.extractfile(member)
+        return None, None
+
+    def readline(self, limit: int) -> bytes:
+        import tarfile
+
+        try:
+            raw = self.fh.readline(limit)
+        except tarfile.TarError as e:
+            raise OSError(f"the tar archive is cut short or damaged ({e})") from None
+        if not raw:
+            other, _ = self._next_file()
+            if other is not None:
+                raise self.ctx.error(None, "the tar archive holds more than one file "
+                                     f"({self.name}, {other}, ...): extract them (tar -xf) "
+                                     "and read one")
+        return raw
+
+
+def _opened(fh, ctx: Context):
+    """A context giving a binary stream of the file's text: decompressed, and the one file of
+    a tar archive taken out of it."""
+    @contextlib.contextmanager
+    def context():
+        with _decompressing(fh) as stream:
+            buffered = io.BufferedReader(stream, 64 * 1024) if stream is not fh else fh
+            try:
+                head = buffered.peek(512)[:512]
+            except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
+                raise ctx.error(1, f"cannot decompress: {e}") from None
+            if len(head) >= 262 and head[257:262] == b"ustar":
+                yield _TarMember(buffered, ctx)
+            else:
+                yield buffered
+
+    return context()
+
+
 class LineReader:
     """The lines of a text file, one at a time, with their real 1-based numbers.
 
@@ -144,7 +204,7 @@ class LineReader:
             raise self.ctx.error(None, "no such file") from None
         except PermissionError:
             raise self.ctx.error(None, "permission denied") from None
-        with fh, _decompressing(fh) as stream:
+        with fh, _opened(fh, self.ctx) as stream:
             while True:
                 try:
                     raw = stream.readline(MAX_LINE_BYTES + 1)

@@ -1,7 +1,8 @@
 """``BlockTrace``: a block-level I/O trace (one row per request), whatever tool recorded it.
 
-Readers of blkparse, biosnoop, fio iologs, DiskSim, MSR Cambridge and SPC files return this type;
-``iosim.replay`` drives a stack with it. Columns are NumPy arrays of equal length, in SI units:
+Readers of blkparse, biosnoop, fio iologs, DiskSim, MSR Cambridge, SPC, Alibaba, Tencent and FIU
+files return this type; ``iosim.replay`` drives a stack with it. Columns are NumPy arrays of
+equal length, in SI units:
 
 =================  =======  ===========================================================
 column             dtype    meaning
