@@ -549,6 +549,10 @@ FIT_SETS: tuple[FitSet, ...] = (
               "fsync after every 4 writes (fsync=4), psync, numjobs 1..16, on the KVM virtio "
               "disk (held-out data)", "measured_kvm_virtio_fsync/randwrite-fsync4-nj*.json",
               (("rw", "randwrite"),), over="job counts"),
+    _measured("kvm-virtio-sysbench", "data/measured_kvm_virtio_sysbench: sysbench fileio 4 KiB "
+              "random reads, O_DIRECT, threads 1..32 on two vCPUs, on the KVM virtio disk "
+              "(held-out data, another tool)",
+              "measured_kvm_virtio_sysbench/rndrd-4k-direct-threads*.txt", over="thread counts"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),
