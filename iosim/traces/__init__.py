@@ -1,4 +1,4 @@
-"""Readers for real storage-benchmark output: fio, vdbench, sysbench, iostat and IOMeter.
+"""Readers for real storage-benchmark output: fio, vdbench, sysbench, ioping, iostat and IOMeter.
 
 Every reader returns the simulator's own types, in SI units (seconds, bytes, bytes/s, IOPS,
 utilisation as a fraction), so a measured curve overlays a simulated one without conversion:
@@ -15,6 +15,7 @@ fio-job         :func:`read_fio_job`                        [(jobname, Workload)
 vdbench         :func:`read_vdbench`                        Curve (one point per run)
 vdbench-parm    :func:`read_vdbench_parm`                   [(run name, Workload), ...]
 sysbench        :func:`read_sysbench`                       Curve
+ioping          :func:`read_ioping`                         Curve (one point per run)
 iostat          :func:`read_iostat`                         DataFrame (device x report)
 iometer         :func:`read_iometer`                        Curve
 ==============  ==========================================  ==================================
@@ -51,6 +52,7 @@ __all__ = [
     "read_fio_terse",
     "read_fio_text",
     "read_iometer",
+    "read_ioping",
     "read_iostat",
     "read_sysbench",
     "read_vdbench",
@@ -70,6 +72,7 @@ _LAZY = {
     "read_fio_text": "fio",
     "summarize_hist_log": "fio",
     "summarize_latency_log": "fio",
+    "read_ioping": "ioping",
     "iostat_summary": "iostat",
     "read_iostat": "iostat",
     "BlockTraceSummary": "block_summary",
@@ -113,6 +116,7 @@ FORMATS = {
     "vdbench": read_vdbench,
     "vdbench-parm": read_vdbench_parm,
     "sysbench": read_sysbench,
+    "ioping": _LazyReader("read_ioping"),
     "iostat": _LazyReader("read_iostat"),
     "iometer": read_iometer,
 }
@@ -133,6 +137,7 @@ _FIO_TEXT = re.compile(r"^\S.*?: \((?:g=\d+|groupid=\d+, jobs=\d+)\)", re.M)
 _FIO_TERSE = re.compile(r"^(?:3;fio-|terse_version_3;)", re.M)
 _LOG_ROW = re.compile(r"^\s*\d+,\s*-?\d+(?:\.\d+)?,\s*\d+,\s*\d+", re.M)
 _VDB_PARM = re.compile(r"^\s*(?:sd|wd|rd|fsd|fwd|hd)=\S", re.M)
+_IOPING_RAW = re.compile(r"(?:\d+(?:[ \t]+\d+){9}\s*)+")
 _INI_SECTION = re.compile(r"^\s*\[[^\]]+\]\s*$", re.M)
 _INI_FIO_KEY = re.compile(
     r"^\s*(?:rw|readwrite|bs|ioengine|iodepth|filename|size|numjobs)\s*=", re.M
@@ -146,6 +151,11 @@ def _sniff(head: str) -> str | None:
         return "iometer"
     if '"sysstat"' in head:
         return "iostat"
+    if re.search(r"^--- .* ioping statistics ---", head, re.M) or (
+            stripped.startswith("[") and '"fstype"' in head and '"io"' in head):
+        return "ioping"
+    if _IOPING_RAW.fullmatch(stripped.rstrip()):
+        return "ioping"
     if '"fio version"' in head or ('"jobs"' in head and '"jobname"' in head):
         return "fio-json"
     if _FIO_TERSE.search(head):
