@@ -1,5 +1,7 @@
 """What becomes a fitted point (iosim.fit.inputs), without the shared corpus."""
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -54,6 +56,25 @@ def test_sysbench_keeps_the_percentile_it_printed(tmp_path):
     assert r.lat_p99_s == pytest.approx(0.26e-3)
     assert r.lat_p95_s is None  # not printed: not invented
     assert r.extra["percentiles_s"] == {"99": pytest.approx(0.26e-3)}
+
+
+def test_sysbench_fsyncs_are_said_to_be_in_its_latency(tmp_path):
+    from iosim.fit.points import _points
+
+    # sysbench's default --file-fsync-freq=100 on random writes: its fsyncs are events, and
+    # its latencies are per event (this machine: 283.91 fsyncs/s beside 28,316 writes/s)
+    text = SYSBENCH_P99.replace("Doing random read test", "Doing random write test")
+    text = re.sub(r"reads/s:\s+26248.44", "reads/s: 0.00", text)
+    text = re.sub(r"writes/s:\s+0.00", "writes/s: 28316.33", text)
+    text = re.sub(r"fsyncs/s:\s+0.00", "fsyncs/s: 283.91", text)
+    (tmp_path / "w.txt").write_text(text)
+    notes = []
+    _points(read_sysbench(tmp_path / "w.txt"), None, notes)
+    assert len(notes) == 1 and "283.9 fsyncs per s (0.99 % of its events)" in notes[0]
+    (tmp_path / "r.txt").write_text(SYSBENCH_P99)
+    notes = []
+    _points(read_sysbench(tmp_path / "r.txt"), None, notes)
+    assert notes == []  # no fsyncs, nothing said
 
 
 def _iostat(rows):

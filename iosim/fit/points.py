@@ -173,6 +173,21 @@ def _fsync_think_s(r: Results, p: dict, where: str, notes: list[str]) -> float:
     return think
 
 
+def _note_sysbench_fsyncs(r: Results, p: dict, where: str, notes: list[str]) -> None:
+    """sysbench counts an fsync (``--file-fsync-freq``, every 100 requests by default) as an
+    event beside the reads and writes, and its latency figures are per event; unlike fio's it
+    does not say how long the fsyncs took, so they cannot be taken out. Said, with their
+    share of the events."""
+    fsyncs = _f((r.counters or {}).get("fsyncs_per_s")) or 0.0
+    iops = _f(getattr(r, "iops", None)) or 0.0
+    if ("sysbench_version" not in p and "lat_per" not in (r.extra or {})) or fsyncs <= 0:
+        return
+    share = 100.0 * fsyncs / (fsyncs + iops) if fsyncs + iops > 0 else 100.0
+    notes.append(f"{where}: sysbench made {fsyncs:,.4g} fsyncs per s ({share:.2g} % of its "
+                 "events) and its latencies are per event, fsyncs included; the mean is taken "
+                 "as the I/Os' (run with --file-fsync-freq=0 to measure the I/Os alone)")
+
+
 def _workload_of(r: Results, base: Workload | None, where: str,
                  notes: list[str] | None = None) -> Workload:
     p = dict(r.params or {})
@@ -220,6 +235,7 @@ def _workload_of(r: Results, base: Workload | None, where: str,
             f"{where}: the point does not say how many I/Os were outstanding "
             "(needs numjobs/iodepth, threads or qd in its params)"
         )
+    _note_sysbench_fsyncs(r, p, where, notes if notes is not None else [])
     fsync_s = _fsync_think_s(r, p, where, notes if notes is not None else [])
     if fsync_s > 0:
         d["thinktime_s"] = float(d.get("thinktime_s") or 0.0) + fsync_s
