@@ -18,6 +18,7 @@ spc                    the Timestamp column (seconds)
 alibaba                the timestamp column (us)
 tencent                the Timestamp column (whole s; a second's requests spread over it)
 fiu                    the ts column (ns)
+csv                    the column its header names arrival/time/timestamp..., unit named
 =====================  =====================================================================
 
 Files are read line by line into fixed-size chunks (:func:`iter_block_trace`), so memory
@@ -40,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import block_blkparse, block_csv, block_datasets, block_disksim, block_tools
+from . import block_blkparse, block_csv, block_datasets, block_disksim, block_named, block_tools
 from .block_io import Context, LineReader, chunked, concat
 from .blocktrace import BlockTrace
 from .errors import TraceFormatError
@@ -61,6 +62,7 @@ BLOCK_FORMATS = (
     "alibaba",
     "tencent",
     "fiu",
+    "csv",
 )
 
 _SNIFF_LINES = 200
@@ -110,6 +112,8 @@ def _sniff(lines: list[str], name: str = "") -> str | None:
         hits = sum(1 for t in data[:50] if test.match(t))
         if hits and hits >= min(len(data[:50]), 3) * 0.8:
             return name
+    if data and "," in data[0] and block_named.looks_named(data[0]):
+        return "csv"
     return None
 
 
@@ -133,8 +137,11 @@ def _records(fmt: str, path: Path, ctx: Context, time_unit, size_unit,
         block_disksim.check_units(ctx, time_unit, size_unit)
         t_unit, s_unit = block_disksim.sniff_ascii_units(path, ctx, time_unit, size_unit)
         return block_disksim.parse_disksim_ascii(lines, ctx, time_unit=t_unit, size_unit=s_unit)
+    if fmt == "csv":
+        block_disksim.check_units(ctx, time_unit, size_unit)
+        return block_named.parse_named_csv(lines, ctx, time_unit=time_unit, size_unit=size_unit)
     if time_unit is not None or size_unit is not None:
-        raise ctx.error(None, f"time_unit=/size_unit= apply to disksim-ascii only; {fmt} "
+        raise ctx.error(None, f"time_unit=/size_unit= apply to disksim-ascii and csv only; {fmt} "
                         "states its units")
     parsers: dict[str, Callable] = {
         "disksim-validate": block_disksim.parse_disksim_validate,

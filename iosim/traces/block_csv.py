@@ -45,12 +45,14 @@ def _csv_fields(text: str, n: int, ctx: Context, ln: int, what: str) -> list[str
     return parts
 
 
-def _frame(batch: list[str], ncols: int, dtypes: dict):
-    """The batch as a DataFrame when every line is clean, else None."""
+def _frame(batch: list[str], ncols: int, dtypes: dict, usecols=None):
+    """The batch as a DataFrame (the first ``ncols`` columns, or those in ``usecols``) when
+    every line is clean, else None."""
     import pandas as pd  # (loaded by the first MSR or SPC batch only)
 
     try:
-        df = pd.read_csv(io.StringIO("\n".join(batch)), header=None, usecols=range(ncols),
+        df = pd.read_csv(io.StringIO("\n".join(batch)), header=None,
+                         usecols=range(ncols) if usecols is None else usecols,
                          dtype=dtypes, skip_blank_lines=False, engine="c",
                          skipinitialspace=True)
     except (ValueError, TypeError, IndexError, pd.errors.ParserError,
