@@ -1273,14 +1273,78 @@ def _plan_trace(args, stack: Stack, latency: float, pct: float) -> int:
     return 0
 
 
+def _replay_fit(args, trace, mode: str, seed: int) -> int:
+    """``replay TRACE --fit MODEL``: calibrate on the trace's first part, compare the rest."""
+    from .fit.trace import fit_trace
+    from .stack import dump_toml
+
+    if args.preset or args.stack or getattr(args, "drive", None) or args.set:
+        raise SpecError("--fit calibrates its own stack on the trace; drop --preset, --stack, "
+                        "--drive and --set (or replay the stack --save-stack writes)")
+    if mode not in ("open", "validate"):
+        raise SpecError(f"--fit replays the trace open (or validate for DiskSim validate "
+                        f"traces), not {mode}")
+    if not hasattr(trace, "latency_s"):
+        raise SpecError("--fit reads the trace whole: drop --stream (or cut it with "
+                        "--max-requests)")
+    frac = _replay_float(args.train_fraction, "--train-fraction")
+    tf = fit_trace(trace, args.fit, train_fraction=0.5 if frac is None else frac, seed=seed,
+                   mode=mode)
+    if args.save_stack:
+        limits.check_output(args.save_stack, [args.trace], "--save-stack")
+        head = (f"# calibrated by `iosim replay {Path(args.trace).name} --fit {args.fit}` on "
+                f"the first {tf.split:,} of {tf.n:,} requests (model {tf.model})")
+        Path(args.save_stack).write_text(head + "\n" + dump_toml(tf.stack), encoding="utf-8")
+    if args.json:
+        print(json.dumps({"trace": args.trace, **tf.to_dict()}))
+        return 0
+    print(f"{args.trace}: {tf.n:,} requests; model {tf.model} calibrated on the first "
+          f"{tf.split:,} ({tf.evaluations:,} replays)")
+    for name, value in tf.values.items():
+        print(f"  {name:<30} {_fit_value_text(name, value)}")
+    if tf.candidates:
+        print("  auto: error on the last third of the fitted part (RMS log ratio of the "
+              "mean and percentiles), each family fitted on the two thirds before it")
+        for name, n, err in tf.candidates:
+            print(f"    {name:<12} {n} parameters  {err:.3f}")
+    for label, part in (("fitted on (requests 1.." + f"{tf.split:,})", tf.train),
+                        (f"predicted (requests {tf.split + 1:,}..{tf.n:,}, never fitted)",
+                         tf.test)):
+        print(label)
+        for key, name in (("mean_s", "mean"), ("p50_s", "p50"), ("p95_s", "p95"),
+                          ("p99_s", "p99")):
+            m, s = part[key]
+            print(f"  {name:<5} measured {_ms(m):>10}  simulated {_ms(s):>10}  "
+                  f"{100 * (s - m) / m:+.1f} %")
+        print(f"  demerit (RMS distance of the CDFs)  {_ms(part['demerit_s'])}")
+    for note in tf.notes:
+        print(f"Note: {note}")
+    if args.save_stack:
+        print(f"wrote {args.save_stack}: replay, run or plan with --stack {args.save_stack}")
+    return 0
+
+
+def _fit_value_text(name: str, value: float) -> str:
+    from .fit.catalogue import PARAMETERS
+
+    unit = PARAMETERS[name].unit if name in PARAMETERS else ""
+    if unit == "s":
+        return _ms(value)
+    if unit == "B/s":
+        return f"{value / 2**20:,.4g} MiB/s"
+    return f"{value:.4g}"
+
+
 def cmd_replay(args) -> int:
     from .replay import max_speed, replay
 
     drive_notes: list[str] = []
-    stack = _replay_stack(args, drive_notes)
     trace = _read_replay_trace(args)
     mode = args.mode or ("validate" if trace.format == "disksim-validate" else "open")
     seed = _int_arg(args.seed, "--seed", 0)
+    if args.fit:
+        return _replay_fit(args, trace, mode, seed)
+    stack = _replay_stack(args, drive_notes)
     if args.max_speed:
         if args.slo is None:
             raise SpecError("--max-speed needs --slo pNN=TIME, e.g. --slo p99=5ms")
@@ -1354,6 +1418,14 @@ def _add_replay_parser(sub) -> None:
     r.add_argument("--window", help="time-series window, e.g. 1s (default: ~60 windows)")
     r.add_argument("--seed", default="1", help="random seed (default 1)")
     r.add_argument("--engine", default="auto", choices=ENGINES)
+    f = sp.add_argument_group("calibrate on the trace")
+    f.add_argument("--fit", metavar="MODEL", choices=("auto", *FIT_MODELS),
+                   help="instead of a preset: calibrate MODEL (auto or one of iosim fit's "
+                   "models) on the trace's measured response times over its first part, then "
+                   "replay it all and compare the rest, which the fit never saw")
+    f.add_argument("--train-fraction", help="the part --fit calibrates on (default 0.5)")
+    f.add_argument("--save-stack", metavar="FILE.toml",
+                   help="write the calibrated stack, for --stack of replay, run and plan")
     o = sp.add_argument_group("output")
     o.add_argument("--compare", action="store_true",
                    help="measured against simulated latency (mean, p50/p95/p99, demerit)")

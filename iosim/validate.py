@@ -759,8 +759,10 @@ class Report:
             f"(fit model `{self.model}`, seed 1). Do not edit by hand: regenerate it; "
             "`tests/test_validate.py` fails when a row no longer matches the code.",
             "",
-            "The whole run takes a minute or two on two cores (`time iosim validate`: 102 s, "
-            "most of it the fits' simulations); `iosim validate --quick` runs "
+            "The whole run takes about three minutes on two cores (`time iosim validate`: "
+            "176 s with another process busy beside it, most of it the fits' simulations, "
+            "about a minute the trace-calibrated rows; 102 s before they were added); "
+            "`iosim validate --quick` runs "
             "shorter simulations for a look (its numbers differ a little: never commit its "
             "output here), and "
             "`--only E10-ssd,mx200` picks rows. `--model NAME` fits the sweeps with another "

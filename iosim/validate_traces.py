@@ -42,9 +42,16 @@ class TraceRow:
     #: the stack fitted (``--model auto``, seed 1, every point trained) on these data/ files
     fit_on: tuple[str, ...] = ()
     fit_note: str = ""  # what those files are, for the table
+    #: the stack calibrated on the first half of this trace (``fit_trace``, model auto, seed
+    #: 1; with its iolog), under ``root``; the row's own trace when it is the same one, whose
+    #: requests after the split are then the only ones compared
+    fit_trace_on: str = ""
+    fit_trace_iolog: str = ""
 
     @property
     def stack_label(self) -> str:
+        if self.fit_trace_on:
+            return f"trace fit: {self.fit_note}"
         return f"`{self.preset}`" if self.preset else f"fit: {self.fit_note}"
 
 
@@ -70,6 +77,17 @@ TRACE_ROWS: tuple[TraceRow, ...] = (
           ("open", "open-loop sweep 4 KiB randread at 2,000..40,000 I/O per s",
            ("measured_kvm_virtio_rate/randread-4k-rate*.json",), "rate sweep (open loops)"))
       for rate in (10000, 30000)),
+    *(TraceRow(f"kvm-trace-{rate // 1000}k-from-{src // 1000}k",
+               f"the same fio trace at {rate:,} I/O per s, its stack calibrated on the first "
+               + ("half of the trace itself (the second half compared)" if src == rate else
+                  f"half of the {src:,} I/O per s trace (every request compared)"),
+               f"measured_kvm_virtio_trace/rw70-poisson-{rate}_lat.1.log.xz", "fio-latlog", "",
+               "open", root="data",
+               iolog=f"measured_kvm_virtio_trace/rw70-poisson-{rate}.iolog.xz",
+               fit_trace_on=f"measured_kvm_virtio_trace/rw70-poisson-{src}_lat.1.log.xz",
+               fit_trace_iolog=f"measured_kvm_virtio_trace/rw70-poisson-{src}.iolog.xz",
+               fit_note=f"first half of the {src // 1000}k trace")
+      for rate, src in ((10000, 10000), (30000, 30000), (30000, 10000), (10000, 30000))),
 )
 
 
@@ -87,6 +105,19 @@ class TraceRowResult:
 
 
 _FITTED: dict = {}  # fitted stacks by their files (two rows share each fit)
+_TRACE_FITS: dict = {}  # trace-calibrated fits by their trace (two rows share each)
+
+
+def _trace_fit(row: TraceRow, root: Path):
+    from .fit.trace import fit_trace
+    from .traces import read_block_trace
+
+    key = (row.fit_trace_on, str(root))
+    if key not in _TRACE_FITS:
+        trace = read_block_trace(root / row.fit_trace_on, iolog=root / row.fit_trace_iolog
+                                 if row.fit_trace_iolog else None)
+        _TRACE_FITS[key] = fit_trace(trace, "auto", seed=1)
+    return _TRACE_FITS[key]
 
 
 def _fitted_stack(row: TraceRow, data: Path):
@@ -101,7 +132,7 @@ def _fitted_stack(row: TraceRow, data: Path):
 def run_trace_row(row: TraceRow, blocktraces: Path = BLOCKTRACES,
                   data: Path = DATA) -> TraceRowResult:
     """Replay one trace row through its stack (seed 1) and compare with the measurements."""
-    from .replay import replay
+    from .replay import compare, replay
     from .traces import read_block_trace
 
     root = data if row.root == "data" else blocktraces
@@ -111,12 +142,17 @@ def run_trace_row(row: TraceRow, blocktraces: Path = BLOCKTRACES,
     trace = read_block_trace(path, format=row.format,
                              iolog=root / row.iolog if row.iolog else None)
     family = ""
-    if row.fit_on:
+    split = 0
+    if row.fit_trace_on:
+        tf = _trace_fit(row, root)
+        stack, family = tf.stack, tf.model
+        split = tf.split if row.fit_trace_on == row.trace else 0
+    elif row.fit_on:
         stack, family = _fitted_stack(row, data)
     else:
         stack = presets.load(row.preset)[0]
     r = replay(trace, stack, mode=row.mode, seed=1)
-    c = r.comparison
+    c = r.comparison if not split else compare(r.measured_s[split:], r.latency_s[split:])
     return TraceRowResult(row, n=c.n, measured=dict(c.measured), errors=dict(c.errors),
                           demerit_s=c.demerit_s, demerit_frac=c.demerit_frac,
                           engine=r.results.engine, fitted=family)
@@ -134,7 +170,11 @@ def trace_markdown(results: list[TraceRowResult]) -> list[str]:
         "Each trace is replayed, on seed 1, through a stack that never saw it: a preset built "
         "from the device's published parameters, or the stack `iosim fit --model auto` makes "
         "of a measured sweep of the same device (all its points trained; the family it chose "
-        "in brackets). Errors in percent of the "
+        "in brackets), or the stack `iosim replay --fit auto` calibrates on the first half of "
+        "a trace (`iosim.fit.fit_trace`: the family's parameters moved until the replayed "
+        "response times match the measured ones; the family in brackets), compared on the "
+        "second half of the same trace or on the whole of the other one. Errors in percent "
+        "of the "
         "measured figure; the demerit is the RMS horizontal distance between the measured and "
         "the simulated response-time CDFs (Ruemmler and Wilkes; DiskSim's `rms.c` on exact "
         "CDFs), in ms and in percent of the measured mean.",
@@ -163,6 +203,8 @@ def trace_markdown(results: list[TraceRowResult]) -> list[str]:
             where = "../shared/blocktraces/" if s.root == "blocktraces" else "data/"
             fitted = (f"; stack fitted on `data/{'`, `data/'.join(s.fit_on)}`"
                       if s.fit_on else "")
+            if s.fit_trace_on:
+                fitted = f"; stack calibrated on the first half of `{where}{s.fit_trace_on}`"
             out.append(f"- {s.key}: {s.title}; `{where}{s.trace}`{fitted}; reference: "
                        f"{s.reference or 'none'}.")
     out.append("")

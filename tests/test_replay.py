@@ -481,3 +481,76 @@ def test_replaying_a_device_the_trace_does_not_hold_names_the_ones_it_does(tmp_p
     assert err[0].endswith("devices seen: hm_0, hm_1")
     assert main(["replay", str(f), "--preset", "hdd-7200", "--device", "hm_1"]) == 0
     assert "1 request (1 read, 0 writes, msr)" in capsys.readouterr().out
+
+
+# --- calibrating on a trace (iosim.fit.trace) -------------------------------------------------
+
+
+def _known_trace(n=4000, seed=7):
+    """A trace whose response times a known stack produced: Poisson arrivals at 12,000/s of
+    4 KiB random reads through two units of 100 us lognormal service (scv 0.5)."""
+    from iosim.fit.build import _build_stack
+    from iosim.fit.catalogue import MODELS
+    from iosim.traces import BlockTrace
+
+    rng = np.random.default_rng(seed)
+    arrival = np.cumsum(rng.exponential(1 / 12000, n))
+    base = BlockTrace(arrival_s=arrival - arrival[0], offset_bytes=rng.integers(0, 2**20, n)
+                      * 4096.0, size_bytes=np.full(n, 4096.0), is_read=np.ones(n, bool))
+    truth = _build_stack(MODELS["generic"].stack(), {"device.service": 100e-6,
+                                                     "device.units": 2,
+                                                     "device.service.scv": 0.5})
+    lat = replay(base, truth, mode="open", seed=seed).latency_s
+    return BlockTrace(arrival_s=base.arrival_s, offset_bytes=base.offset_bytes,
+                      size_bytes=base.size_bytes, is_read=base.is_read, latency_s=lat)
+
+
+def test_fit_trace_recovers_the_stack_that_made_the_trace():
+    from iosim.fit.trace import fit_trace
+
+    tf = fit_trace(_known_trace(), "generic", seed=1)
+    assert tf.values["device.service"] == pytest.approx(100e-6, rel=0.1)
+    assert round(tf.values["device.units"]) == 2
+    assert tf.values["device.service.scv"] == pytest.approx(0.5, rel=0.5)
+    errors = tf.errors("test")  # the second half, never fitted
+    assert abs(errors["mean_s"]) < 0.05 and abs(errors["p99_s"]) < 0.10
+    assert tf.split == 2000 and tf.n == 4000
+
+
+def test_fit_trace_refuses_a_trace_without_response_times():
+    from iosim.fit.trace import fit_trace
+    from iosim.spec import SpecError
+
+    t = _known_trace(300)
+    bare = t.select(np.arange(len(t)))
+    object.__setattr__(bare, "latency_s", np.full(len(t), np.nan))
+    with pytest.raises(SpecError, match="records no response times"):
+        fit_trace(bare)
+    with pytest.raises(SpecError, match="200 or more"):
+        fit_trace(_known_trace(150))
+    with pytest.raises(SpecError, match="train_fraction"):
+        fit_trace(t, train_fraction=0.95)
+
+
+def test_cli_replay_fit_saves_a_stack_that_replays(tmp_path, capsys):
+    import json
+
+    from iosim.cli import main
+
+    t = _known_trace(1200)
+    path = tmp_path / "t.csv"
+    with path.open("w") as f:
+        f.write("arrival_s,offset_bytes,size_bytes,is_read,latency_s\n")
+        for row in zip(t.arrival_s, t.offset_bytes, t.size_bytes, t.is_read, t.latency_s,
+                       strict=True):
+            f.write(f"{float(row[0])!r},{row[1]:.0f},{row[2]:.0f},{int(row[3])},{float(row[4])!r}\n")
+    out = tmp_path / "fitted.toml"
+    assert main(["replay", str(path), "--fit", "contention", "--save-stack", str(out),
+                 "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["model"] == "contention" and got["split"] == 600
+    assert set(got["test_errors"]) == {"mean_s", "p50_s", "p95_s", "p99_s"}
+    assert main(["replay", str(path), "--stack", str(out), "--compare"]) == 0
+    assert "comparison over 1,200 requests" in capsys.readouterr().out
+    assert main(["replay", str(path), "--fit", "generic", "--preset", "hdd-7200"]) == 2
+    assert "drop --preset" in capsys.readouterr().err

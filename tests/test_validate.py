@@ -226,3 +226,15 @@ def test_a_measured_trace_replays_through_a_stack_fitted_on_another_sweep():
     assert tr.measured["mean_s"] == pytest.approx(83.7e-6, abs=0.05e-6)  # fio's JSON: 83.7 us
     line = next(t for t in trace_markdown([tr]) if t.startswith("| kvm-trace-10k-open"))
     assert line in DOC.read_text(encoding="utf-8"), "docs/validation.md is stale; regenerate it"
+
+
+def test_a_measured_trace_predicts_its_second_half_from_its_first():
+    """The 10,000/s fio trace calibrated on its first half (`iosim replay --fit auto`): only
+    the second half's requests are compared, and the row is the one docs/validation.md shows."""
+    from iosim.validate_traces import TRACE_ROWS, run_trace_row, trace_markdown
+
+    (row,) = [r for r in TRACE_ROWS if r.key == "kvm-trace-10k-from-10k"]
+    tr = run_trace_row(row)
+    assert tr.n == 10_142 - 10_142 // 2 and tr.fitted and not tr.skipped
+    line = next(t for t in trace_markdown([tr]) if t.startswith("| kvm-trace-10k-from-10k"))
+    assert line in DOC.read_text(encoding="utf-8"), "docs/validation.md is stale; regenerate it"
