@@ -76,8 +76,9 @@ def cdf(results: ReplayResult | Mapping[str, ReplayResult], *, measured: bool = 
         title: str | None = None, log_x: bool | None = None) -> go.Figure:
     """Response-time CDFs of one replay or of several (``{label: result}``), and the trace's
     measured CDF (from the first result) when it has one and ``measured`` is set. The time
-    axis is logarithmic when the curves span more than two decades (``log_x`` forces it), from
-    the 0.1st percentile of the fastest curve (below it a CDF says nothing readable)."""
+    axis is logarithmic when the curves span more than two decades or their 99th percentiles
+    all lie below a quarter of the slowest request (``log_x`` forces it), from the 0.1st
+    percentile of the fastest curve (below it a CDF says nothing readable)."""
     runs = {"simulated": results} if isinstance(results, ReplayResult) else dict(results)
     fig = go.Figure()
     first = next(iter(runs.values()))
@@ -97,10 +98,13 @@ def cdf(results: ReplayResult | Mapping[str, ReplayResult], *, measured: bool = 
     lo = min((float(np.quantile(x, 0.001)) for x in xs), default=1.0)
     hi = max((float(x.max()) for x in xs), default=10.0)
     lo = max(lo, hi * 1e-6, 1e-6)
-    if log_x is None:
-        log_x = hi / lo > 100
+    if log_x is None:  # many decades, or a tail that would squeeze the bulk into a corner
+        bulk = max((float(np.quantile(x, 0.99)) for x in xs), default=hi)
+        log_x = hi / lo > 100 or bulk < 0.25 * hi
     if log_x:
-        fig.update_xaxes(type="log", range=[math.log10(lo), math.log10(hi * 1.1)], dtick=1,
+        decades = math.log10(hi * 1.1) - math.log10(lo)
+        fig.update_xaxes(type="log", range=[math.log10(lo), math.log10(hi * 1.1)],
+                         dtick=1 if decades > 3 else "D2",  # (D2: 1, 2, 5 in each decade)
                          exponentformat="none", tickformat="~g")
     else:
         fig.update_xaxes(range=[0, hi * 1.03])
