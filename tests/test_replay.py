@@ -535,6 +535,15 @@ def test_fit_trace_recovers_the_stack_that_made_the_trace():
     assert tf.split == 2000 and tf.n == 4000
 
 
+def test_fit_trace_fits_a_long_training_part_on_its_last_requests():
+    from iosim.fit.trace import fit_trace
+
+    tf = fit_trace(_known_trace(1200), "cloud", seed=1, max_fit_requests=300)
+    assert tf.split == 600
+    assert any("last 300 requests before the split (requests 301..600)" in n for n in tf.notes)
+    assert set(tf.errors("test")) == {"mean_s", "p50_s", "p95_s", "p99_s"}
+
+
 def test_fit_trace_refuses_a_trace_without_response_times():
     from iosim.fit.trace import fit_trace
     from iosim.spec import SpecError

@@ -47,6 +47,8 @@ _QUEUE_EDGES = np.array([0, 1, 2, 4, 8, 16])
 _LHS_POINTS = 16
 _STARTS = 1  # Nelder-Mead runs, from the best points of the hypercube
 _NM_EVALS = 60
+#: the longest part each evaluation replays (a longer training part: its last requests)
+MAX_FIT_REQUESTS = 20_000
 
 
 @dataclass
@@ -323,27 +325,33 @@ def _check_trace(trace, train_fraction: float) -> int:
 
 
 def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: int = 1,
-              mode: str = "open", budget: int = _NM_EVALS) -> TraceFit:
+              mode: str = "open", budget: int = _NM_EVALS,
+              max_fit_requests: int = MAX_FIT_REQUESTS) -> TraceFit:
     """Calibrate ``model`` (a name of :data:`iosim.fit.MODELS`, or "auto") on the first
     ``train_fraction`` of ``trace``'s requests (a ``BlockTrace`` with response times) and
     compare the rest; see the module docstring. ``mode``: the replay's ("open": each request
     at its recorded time; "validate": DiskSim validate traces, each its recorded idle time
-    after the previous completion)."""
+    after the previous completion). ``max_fit_requests``: a longer training part is fitted on
+    its last that many requests (each evaluation replays them), said in a note."""
     if mode not in ("open", "validate"):
         raise SpecError(f"fit_trace: mode must be open or validate (got {mode!r})")
     split = _check_trace(trace, train_fraction)
     if model != "auto" and model not in MODELS:
         raise SpecError(f"fit_trace: unknown model {model!r}; one of auto, {', '.join(MODELS)}")
     train = trace.head(split)
-    scale = _scale_of(train)
     notes = [f"fitted on the first {split:,} of {len(trace):,} requests "
              f"({100 * train_fraction:.0f} %); the rest predicted, replayed after them"]
+    if split > max_fit_requests:
+        train = trace.select(slice(split - max_fit_requests, split))
+        notes.append(f"the fit replays the last {max_fit_requests:,} requests before the split "
+                     f"(requests {split - max_fit_requests + 1:,}..{split:,}), starting empty")
+    scale = _scale_of(train)
     candidates: list = []
     spent = 0
     if model == "auto":
         names = [m for m in TRACE_MODELS
                  if m not in _DISK_MODELS or np.nanmedian(train.latency_s) >= 1e-3]
-        cut = int(split * 2 / 3)
+        cut = int(len(train) * 2 / 3)
         part_a = train.head(cut)
         for name in names:
             values, _, n_eval = _fit_family(name, part_a, scale, seed, budget, mode)
@@ -355,8 +363,9 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
             candidates.append((name, len(values), math.sqrt(err)))
         candidates.sort(key=lambda c: c[2])
         model = candidates[0][0]
-        notes.append(f"auto: {model} wins (RMS log error {candidates[0][2]:.3f} on requests "
-                     f"{cut + 1:,}..{split:,}, fitted on the {cut:,} before them)")
+        notes.append(f"auto: {model} wins (RMS log error {candidates[0][2]:.3f} on the last "
+                     f"{len(train) - cut:,} requests it fits on, each family fitted on the "
+                     f"{cut:,} before them)")
     values, _, n_eval = _fit_family(model, train, scale, seed, budget, mode)
     spent += n_eval
     stack = _build_stack(MODELS[model].stack(), values)
