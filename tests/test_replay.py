@@ -538,8 +538,10 @@ def test_fit_trace_recovers_the_stack_that_made_the_trace():
 def test_fit_trace_fits_a_long_training_part_on_its_last_requests():
     from iosim.fit.trace import fit_trace
 
-    tf = fit_trace(_known_trace(1200), "cloud", seed=1, max_fit_requests=300)
-    assert tf.split == 600
+    t = _known_trace(1200)
+    object.__setattr__(t, "device", (np.arange(1200) % 2).astype(np.int32))
+    tf = fit_trace(t, "cloud", seed=1, max_fit_requests=300)
+    assert tf.split == 600 and any("2 devices' requests" in n for n in tf.notes)
     assert any("last 300 requests before the split (requests 301..600)" in n for n in tf.notes)
     assert set(tf.errors("test")) == {"mean_s", "p50_s", "p95_s", "p99_s"}
 

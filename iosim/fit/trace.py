@@ -341,6 +341,9 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
     train = trace.head(split)
     notes = [f"fitted on the first {split:,} of {len(trace):,} requests "
              f"({100 * train_fraction:.0f} %); the rest predicted, replayed after them"]
+    if trace.device is not None and len(np.unique(trace.device)) > 1:
+        notes.append(f"the trace holds {len(np.unique(trace.device))} devices' requests, "
+                     "fitted as one device's (fit one alone: --device, or device= when reading)")
     if split > max_fit_requests:
         train = trace.select(slice(split - max_fit_requests, split))
         notes.append(f"the fit replays the last {max_fit_requests:,} requests before the split "
