@@ -1393,7 +1393,8 @@ def _add_replay_parser(sub) -> None:
     sp = sub.add_parser("replay", help="replay a block trace through a stack; compare; what-if")
     sp.add_argument("trace", metavar="TRACE", help="blkparse, biosnoop, fio iolog, fio per-I/O "
                     "latency log (write_lat_log), DiskSim, MSR, SPC, Alibaba, Tencent CBS or FIU "
-                    "trace")
+                    "trace, or a csv whose header names its columns (arrival_us, "
+                    "offset_bytes, size_bytes, op, latency_us ...)")
     t = sp.add_argument_group("trace")
     t.add_argument("--format", help="trace format (default: detected)")
     t.add_argument("--time-unit", help="time unit where the format leaves it open (ns, us, ms, s)")
