@@ -557,7 +557,7 @@ def test_fit_trace_refuses_a_trace_without_response_times():
         fit_trace(bare)
     with pytest.raises(SpecError, match="200 or more"):
         fit_trace(_known_trace(150))
-    with pytest.raises(SpecError, match="train_fraction"):
+    with pytest.raises(SpecError, match="train-fraction"):
         fit_trace(t, train_fraction=0.95)
 
 

@@ -311,15 +311,16 @@ def _simplex(u0: np.ndarray) -> np.ndarray:
 
 def _check_trace(trace, train_fraction: float) -> int:
     if trace.latency_s is None or not np.isfinite(trace.latency_s).any():
-        raise SpecError("fit_trace: the trace records no response times to fit (blkparse with "
+        raise SpecError("the trace records no response times to fit (blkparse with "
                         "C events, biosnoop, MSR Cambridge, fio latency logs, DiskSim validate "
                         "traces and csv traces with a latency column do)")
     if not 0.1 <= train_fraction <= 0.9:
-        raise SpecError(f"fit_trace: train_fraction must be within 0.1..0.9 (got "
+        raise SpecError(f"the part to fit on (--train-fraction, train_fraction=) must be "
+                        f"within 0.1..0.9 (got "
                         f"{train_fraction!r})")
     measured = int(np.isfinite(trace.latency_s).sum())
     if measured < 200:
-        raise SpecError(f"fit_trace: {measured} requests with a measured response time; a fit "
+        raise SpecError(f"{measured} requests with a measured response time; a fit "
                         "needs 200 or more (100 to fit, the rest to check)")
     return int(len(trace) * train_fraction)
 
@@ -334,10 +335,10 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
     after the previous completion). ``max_fit_requests``: a longer training part is fitted on
     its last that many requests (each evaluation replays them), said in a note."""
     if mode not in ("open", "validate"):
-        raise SpecError(f"fit_trace: mode must be open or validate (got {mode!r})")
+        raise SpecError(f"mode must be open or validate (got {mode!r})")
     split = _check_trace(trace, train_fraction)
     if model != "auto" and model not in MODELS:
-        raise SpecError(f"fit_trace: unknown model {model!r}; one of auto, {', '.join(MODELS)}")
+        raise SpecError(f"unknown model {model!r}; one of auto, {', '.join(MODELS)}")
     train = trace.head(split)
     notes = [f"fitted on the first {split:,} of {len(trace):,} requests "
              f"({100 * train_fraction:.0f} %); the rest predicted, replayed after them"]
