@@ -104,7 +104,7 @@ def in_flight_at_arrival(arrival_s: np.ndarray, latency_s: np.ndarray) -> np.nda
 
 
 def _groups(in_flight: np.ndarray) -> np.ndarray:
-    """The group of each request by the queue it found: 0, 1, 2, 3-4, 5-8, 9-16, 17+."""
+    """The group of each request by the queue it found: 0, 1, 2-3, 4-7, 8-15, 16+ in flight."""
     return np.searchsorted(_QUEUE_EDGES, in_flight, side="right")
 
 
