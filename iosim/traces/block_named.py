@@ -50,8 +50,6 @@ _SIZE_SUFFIX = {"bytes": "bytes", "b": "bytes", "sectors": "sectors", "sector": 
                 "kib": "kib", "kb": "kib"}
 _SIZE_FACTORS = {**SIZE_UNITS, "kib": 1024.0}
 _NEEDED = ("arrival", "offset", "size", "direction")
-_READ = {"r", "read", "rd", "1", "true"}
-_WRITE = {"w", "write", "wr", "0", "false"}
 _IMPLIED = {"bytes": ("size", "bytes"), "lba": ("offset", "sectors"),
             "sector": ("offset", "sectors"), "blkno": ("offset", "sectors")}
 
@@ -87,6 +85,8 @@ class _Layout:
                 ignored.append(name.strip())
                 continue
             self.cols[role] = i
+            if role == "direction" and _split_unit(name)[0] in _FLAGS:
+                self.flag = _split_unit(name)[0]
             if unit is not None:
                 self.unit[role] = unit
                 self.factor[role] = TIME_UNITS[unit] if role in ("arrival", "latency") \
@@ -107,7 +107,6 @@ class _Layout:
     def _role(self, name, ctx, ln, time_unit, size_unit):
         stem, unit = _split_unit(name)
         if stem in _FLAGS:
-            self.flag = stem
             return "direction", None
         if stem in _IMPLIED and unit is None:  # the name says its unit
             return _IMPLIED[stem]
