@@ -583,3 +583,15 @@ def test_cli_replay_fit_saves_a_stack_that_replays(tmp_path, capsys):
     assert "comparison over 1,200 requests" in capsys.readouterr().out
     assert main(["replay", str(path), "--fit", "generic", "--preset", "hdd-7200"]) == 2
     assert "drop --preset" in capsys.readouterr().err
+
+
+def test_fit_trace_says_when_a_flash_family_fits_a_disks_times():
+    from iosim.fit.trace import fit_trace
+    from iosim.traces import BlockTrace
+
+    t = _known_trace(400)
+    slow = BlockTrace(arrival_s=t.arrival_s * 20, offset_bytes=t.offset_bytes,
+                      size_bytes=t.size_bytes, is_read=t.is_read, latency_s=t.latency_s * 20)
+    tf = fit_trace(slow, "ssd", seed=1, budget=5)
+    assert any("a spinning disk's scale, and ssd is a flash family" in n for n in tf.notes)
+    assert not any("flash family" in n for n in fit_trace(t, "ssd", seed=1, budget=5).notes)

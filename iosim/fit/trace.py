@@ -40,6 +40,7 @@ __all__ = ["TraceFit", "fit_trace", "TRACE_MODELS"]
 #: response time is a millisecond or more, as ``iosim fit``'s auto does)
 TRACE_MODELS = ("generic", "contention", "ssd", "cloud", "hdd-ncq")
 _DISK_MODELS = {"hdd-ncq", "raid"}
+_FLASH_MODELS = {"ssd", "ssd-pool"}
 _QUANTILES = np.array([10, 25, 50, 75, 90, 95, 99], float)
 _SCV = "device.service.scv"
 _CLOSED_LOOP_ONLY = {"host.overhead", "host.cpus"}
@@ -372,6 +373,11 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
                      f"{cut:,} before them)")
     values, _, n_eval = _fit_family(model, train, scale, seed, budget, mode)
     spent += n_eval
+    median = float(np.nanmedian(train.latency_s))
+    if model in _FLASH_MODELS and median >= 1e-3:
+        notes.append(f"the median response time is {median * 1e3:.3g} ms, a spinning disk's "
+                     f"scale, and {model} is a flash family: it matches these times as a curve "
+                     "fit, and its parameters (dies, flash times) are not this device's")
     stack = _build_stack(MODELS[model].stack(), values)
     sim = _replayed(trace, stack, seed, mode)
     measured = np.asarray(trace.latency_s, float)
