@@ -199,9 +199,8 @@ def _text_point(run: dict, path, source: str, index: int) -> Results:
         raise TraceFormatError(path, where, "the request size is not in the output (no request "
                                "lines and no bytes read or written: use -J or keep the "
                                "request lines)")
-    res = _point(mean, lo, hi, sd, run["size"], bool(run["write"]), count, total, wall, all_lat,
-                 lat, notes, source, index)
-    return res
+    return _point(mean, lo, hi, sd, run["size"], bool(run["write"]), count, total, wall,
+                  all_lat, lat, notes, source, index)
 
 
 # --- JSON and raw --------------------------------------------------------------------------
