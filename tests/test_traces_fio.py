@@ -10,6 +10,7 @@ import pytest
 
 from iosim.traces import (
     TraceFormatError,
+    detect_format,
     read,
     read_fio_hist_log,
     read_fio_job,
@@ -337,9 +338,81 @@ def test_terse_errors(tmp_path: Path):
     f.write_text("terse_version_3;fio_version\n3;fio-3;x;0;0;1;2\n")
     with pytest.raises(TraceFormatError, match=r"t.txt:2: terse v3 line has 7 fields"):
         read_fio_terse(f)
-    f.write_text("2;fio-2;x;0;0\n")
-    with pytest.raises(TraceFormatError, match="only version 3"):
+    f.write_text("2;x;0;0;1\n")
+    with pytest.raises(TraceFormatError, match=r"t.txt:1: terse v2 line has 5 fields, "
+                       r"expected at least 161 \(or a unified_rw_reporting layout\)$"):
         read_fio_terse(f)
+    f.write_text("6;fio-9;x;0;0\n")
+    with pytest.raises(TraceFormatError, match=r"t.txt:1: terse version '6': versions 2 to 5 "
+                       "are read$"):
+        read_fio_terse(f)
+
+
+LAYOUTS = Path(__file__).resolve().parents[1] / "data" / "measured_fio_layouts"
+# fio's stat.c: (header fields, fields per direction, directions) of each terse version
+TERSE = {2: (4, 41, 3), 3: (5, 41, 2), 4: (5, 41, 3), 5: (5, 47, 3)}
+
+
+def _terse_fields(name: str) -> list[str]:
+    return (LAYOUTS / name).read_text().strip().split(";")
+
+
+@pytest.mark.parametrize("version", [2, 3, 4, 5])
+def test_terse_versions_2_to_5(version):
+    """One randrw job per terse version: IOPS = reads + writes from the fields where fio's
+    stat.c puts them, the mean between the two directions' means, depths and disk read."""
+    name = f"terse-v{version}.txt"
+    assert detect_format(LAYOUTS / name) == "fio-terse"
+    head, width, ndirs = TERSE[version]
+    f = _terse_fields(name)
+    rd_iops, wr_iops = float(f[head + 2]), float(f[head + width + 2])
+    rd_lat, wr_lat = float(f[head + 34]) * 1e-6, float(f[head + width + 34]) * 1e-6
+    (r,) = read_fio_terse(LAYOUTS / name)
+    assert r.read_iops == rd_iops and r.write_iops == wr_iops > 0
+    assert r.iops == rd_iops + wr_iops  # no trim in this job
+    w = rd_iops / (rd_iops + wr_iops)
+    assert r.lat_mean_s == approx(w * rd_lat + (1 - w) * wr_lat, rel=2e-3)
+    tail = head + ndirs * width
+    assert _is_pct(f[tail]) and _is_pct(f[tail + 1])  # the CPU fields
+    assert sum(r.qd_dist.values()) == approx(1.0, abs=0.01)
+    assert r.params["fio_version"] == ("fio-3.33" if version > 2 else
+                                       "fio (terse v2: version not recorded)")
+    assert (r.util is None) == (version == 2)  # v2 prints no disk statistics
+
+
+def _is_pct(x: str) -> bool:
+    return x.endswith("%") and "=" not in x
+
+
+def test_unified_rw_reporting_mixed():
+    """unified_rw_reporting=mixed: one "mixed" direction in JSON, normal text and terse."""
+    doc = json.loads((LAYOUTS / "mixed.json").read_text())
+    mixed = doc["jobs"][0]["mixed"]
+    (r,) = read_fio_json(LAYOUTS / "mixed.json")
+    assert r.iops == approx(mixed["iops"])
+    assert r.lat_mean_s == approx(mixed["lat_ns"]["mean"] * 1e-9)
+    assert r.read_iops is None and r.write_iops is None
+    assert "no read/write split" in r.extra["directions"]
+    (t,) = read_fio_text(LAYOUTS / "mixed-normal.txt")
+    assert t.iops == 34_200  # "mixed: IOPS=34.2k"
+    assert "no read/write split" in t.extra["directions"]
+    f = _terse_fields("mixed-terse.txt")
+    (m,) = read_fio_terse(LAYOUTS / "mixed-terse.txt")
+    assert m.iops == float(f[7]) and m.lat_mean_s == approx(float(f[5 + 34]) * 1e-6)
+    assert "directions" in m.extra
+
+
+def test_unified_rw_reporting_both_reads_the_separate_directions():
+    doc = json.loads((LAYOUTS / "both.json").read_text())
+    job = doc["jobs"][0]
+    (r,) = read_fio_json(LAYOUTS / "both.json")
+    assert r.iops == approx(job["read"]["iops"] + job["write"]["iops"])
+    assert r.read_iops == approx(job["read"]["iops"]) and "directions" not in r.extra
+    (t,) = read_fio_text(LAYOUTS / "both-normal.txt")  # its mixed line says IOPS=0
+    assert t.iops == approx(t.read_iops + t.write_iops) and t.read_iops > 0
+    f = _terse_fields("both-terse.txt")
+    (m,) = read_fio_terse(LAYOUTS / "both-terse.txt")
+    assert m.iops == float(f[7]) + float(f[5 + 41 + 2])
 
 
 # ------------------------------------------------------------------------------------------

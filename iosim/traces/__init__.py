@@ -134,7 +134,9 @@ _EXT = {
 }
 
 _FIO_TEXT = re.compile(r"^\S.*?: \((?:g=\d+|groupid=\d+, jobs=\d+)\)", re.M)
-_FIO_TERSE = re.compile(r"^(?:3;fio-|terse_version_3;)", re.M)
+#: fio terse lines: versions 3 to 5 name the fio version second; version 2 does not
+_FIO_TERSE = re.compile(
+    r"^(?:[345];fio-|terse_version_[2-5];|2;[^;\n]*;\d+;-?\d+(?:;[^;\n]*){150})", re.M)
 _LOG_ROW = re.compile(r"^\s*\d+,\s*-?\d+(?:\.\d+)?,\s*\d+,\s*\d+", re.M)
 _VDB_PARM = re.compile(r"^\s*(?:sd|wd|rd|fsd|fwd|hd)=\S", re.M)
 _IOPING_RAW = re.compile(r"(?:\d+(?:[ \t]+\d+){9}\s*)+")

@@ -68,6 +68,9 @@ __all__ = [
 # engines that complete each I/O before issuing the next: fio ignores iodepth for them
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap", "splice"})
 _DIRS = ("read", "write", "trim")
+#: ``unified_rw_reporting=mixed`` (or 1): fio reports a job's reads and writes as this one
+#: direction, with no split between them
+_MIXED = "mixed"
 _DDIR_NAMES = {0: "read", 1: "write", 2: "trim", 3: "sync"}
 _MERGES = ("job", "group", "none")
 
@@ -218,6 +221,16 @@ def _qd_fraction(raw: dict, notes: dict) -> dict:
     return out
 
 
+def _reported_dirs(present) -> tuple[str, ...]:
+    """The directions of a job to read: read/write/trim, or fio's one "mixed" direction when
+    the job reported reads and writes together (``unified_rw_reporting=mixed``). With
+    ``=both`` fio writes the separate directions and the mixed one: the separate ones are read
+    (the mixed one is their sum)."""
+    if _MIXED in present and not any(d in present for d in ("read", "write")):
+        return (_MIXED,)
+    return _DIRS
+
+
 def _entries_to_results(
     entries: list[_Entry], merge: str, source: str, version: str | None, disk: dict | None
 ) -> list[Results]:
@@ -242,10 +255,13 @@ def _entries_to_results(
         first = members[0]
         notes: dict = {}
         dirs = []
-        for name in _DIRS:
+        for name in (*_DIRS, _MIXED):
             parts = [m.dirs[name] for m in members if name in m.dirs]
             if parts:
                 dirs.append(_merge_dir(parts))
+        if any(d.name == _MIXED for d in dirs):
+            notes["directions"] = ("reads and writes reported together (fio "
+                                   "unified_rw_reporting=mixed): no read/write split")
         res = Results()
         _check_latency(dirs, notes)
         fill_from_dirs(res, dirs, notes)
@@ -516,7 +532,7 @@ def _run_state(doc: dict) -> tuple | None:
         if not isinstance(rt, (int, float)):
             return None
         runtime = max(runtime, float(rt))
-        for d in _DIRS:
+        for d in _reported_dirs(job):
             section = job.get(d)
             n = section.get("total_ios") if isinstance(section, dict) else None
             ios += n if isinstance(n, int) else 0
@@ -600,12 +616,13 @@ def _json_report(rep: int, line: int, doc: dict, ndocs: int, path, merge: str,
         if not isinstance(jopts, dict):
             raise TraceFormatError(path, line, f'{where}."job options": expected an object')
         dirs = {}
-        for name in _DIRS:
+        for name in _reported_dirs(job):
             if name in job:
                 dirs[name] = _json_dir(name, job[name], path, line, f"{where}.{name}")
         if not dirs:
             raise TraceFormatError(
-                path, line, f'{where}: expected "read"/"write" sections in a fio job'
+                path, line, f'{where}: expected "read"/"write" (or "mixed") sections in a '
+                'fio job'
             )
         for dstat in dirs.values():
             max_rt = max(max_rt, dstat.runtime_s or 0.0)
@@ -685,11 +702,11 @@ _RE_JOB = re.compile(
     r"^(?P<name>\S.*?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
 )
 _RE_DIR3 = re.compile(
-    r"^\s*(?P<dir>read|write|trim)\s*:\s*IOPS=(?P<iops>[\d.]+[kKmM]?),\s*BW=(?P<bw>[\d.]+\S*?/s)"
+    r"^\s*(?P<dir>read|write|trim|mixed)\s*:\s*IOPS=(?P<iops>[\d.]+[kKmM]?),\s*BW=(?P<bw>[\d.]+\S*?/s)"
     r"(?:\s*\([^)]*\))?\s*\((?P<io>[^/()]+)/(?P<rt>\d+)msec\)"
 )
 _RE_DIR2 = re.compile(
-    r"^\s*(?P<dir>read|write|trim)\s*:\s*io=(?P<io>[^,]+),\s*bw=(?P<bw>[^,]+),\s*"
+    r"^\s*(?P<dir>read|write|trim|mixed)\s*:\s*io=(?P<io>[^,]+),\s*bw=(?P<bw>[^,]+),\s*"
     r"iops=(?P<iops>[\d.]+[kKmM]?)\s*,\s*runt=\s*(?P<rt>\d+)msec"
 )
 _RE_LAT = re.compile(
@@ -914,6 +931,8 @@ def _text_report_entries(path: str | os.PathLike, r: _Report) -> tuple[list[_Ent
         }
         dirs = {}
         for name, s in jb.dirs.items():
+            if name not in _reported_dirs(jb.dirs):
+                continue
             lat = jb.lat.get((name, "lat"))
             clat = jb.lat.get((name, "clat"))
             slat = jb.lat.get((name, "slat"))
@@ -1032,11 +1051,39 @@ def _parse_issued(rest: str) -> dict:
 
 
 # ------------------------------------------------------------------------------------------
-# terse (--minimal) output, version 3
+# terse (--minimal) output, versions 2 to 5
 # ------------------------------------------------------------------------------------------
 
 _TERSE_BASE = 121  # fields of a v3 line without disk statistics
-_TERSE_DIR = 41
+_TERSE_DIR = 41  # fields of one direction (v5 adds 6: bandwidth samples, IOPS statistics)
+_TERSE_TAIL = 34  # CPU (5), I/O depths (7), latency buckets in us (10) and in ms (12)
+
+
+def _is_pct(field: str) -> bool:
+    return field.endswith("%") and "=" not in field
+
+
+def _terse_layout(f: list[str], path, line) -> tuple[int, int, list[str]]:
+    """(header fields, fields per direction, the directions) of one terse line.
+
+    fio's stat.c: version 2 has no fio version field; 4 and 5 add the trim direction; 5 adds
+    six fields to each direction. With ``unified_rw_reporting`` a job has one "mixed"
+    direction (=mixed) or the separate ones and the mixed one (=both); the CPU usage fields
+    (two percentages) after the directions tell the layouts apart."""
+    ver = f[0].strip()
+    if ver not in ("2", "3", "4", "5"):
+        raise TraceFormatError(path, line, f"terse version {ver!r}: versions 2 to 5 are read")
+    head = 4 if ver == "2" else 5
+    width = _TERSE_DIR + (6 if ver == "5" else 0)
+    separate = ["read", "write"] + ([] if ver == "3" else ["trim"])
+    for names in (separate, [_MIXED], [*separate, _MIXED]):
+        k = head + len(names) * width
+        if len(f) >= k + _TERSE_TAIL and _is_pct(f[k]) and _is_pct(f[k + 1]):
+            return head, width, names
+    want = head + len(separate) * width + _TERSE_TAIL
+    raise TraceFormatError(
+        path, line, f"terse v{ver} line has {len(f)} fields, expected at least {want} "
+        "(or a unified_rw_reporting layout)")
 
 
 def _terse_dir(name: str, f: list[str], off: int, path, line) -> tuple[DirStats, float]:
@@ -1072,11 +1119,13 @@ def _terse_dir(name: str, f: list[str], off: int, path, line) -> tuple[DirStats,
 
 
 def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
-    """fio terse (``--minimal``) version 3 lines -> a Curve, one point per job.
+    """fio terse (``--minimal``, ``--output-format=terse``) lines of versions 2 to 5 -> a
+    Curve, one point per job.
 
-    A header line of field names (some scripts echo one) is skipped; data lines have 121
-    fields, or 130 with one disk's statistics (more with several disks). Latencies in terse
-    output are usec and bandwidths KiB/s, whatever the fio version.
+    A header line of field names (some scripts echo one) is skipped; a version 3 line has 121
+    fields, or 130 with one disk's statistics (more with several disks); see
+    :func:`_terse_layout` for the others. Latencies in terse output are usec and bandwidths
+    KiB/s, whatever the fio version.
     """
     text = read_text(path)
     lines = split_lines(text)
@@ -1090,31 +1139,31 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
         f = line.split(";")
         if not f[0].strip().isdigit():
             continue  # header or noise
-        if f[0].strip() != "3":
-            raise TraceFormatError(path, i, f"terse version {f[0]!r}: only version 3 is supported")
-        if len(f) < _TERSE_BASE:
-            raise TraceFormatError(
-                path, i, f"terse v3 line has {len(f)} fields, expected at least {_TERSE_BASE}"
-            )
-        versions.add(f[1])
+        head, width, names = _terse_layout(f, path, i)
+        # version 2 does not name fio's version; the point still says it is fio's output
+        versions.add(f[1] if head == 5 else "fio (terse v2: version not recorded)")
         try:
-            gid = int(f[3])
+            gid = int(f[head - 2])
         except ValueError:
-            raise TraceFormatError(path, i, f"groupid (field 4): got {f[3]!r}") from None
-        rd, rbytes = _terse_dir("read", f, 5, path, i)
-        wr, wbytes = _terse_dir("write", f, 5 + _TERSE_DIR, path, i)
-        dirs = {"read": rd, "write": wr}
+            raise TraceFormatError(path, i, f"groupid (field {head - 1}): got {f[head - 2]!r}"
+                                   ) from None
+        read_dirs = [(n, *_terse_dir(n, f, head + j * width, path, i))
+                     for j, n in enumerate(names)]
+        read_dirs = [r for r in read_dirs if r[0] in _reported_dirs(names)]
+        dirs = {n: d for n, d, _ in read_dirs}
+        tail = head + len(names) * width
         extra: dict = {}
         qd_raw = {}
-        for lab, val in zip(("1", "2", "4", "8", "16", "32", ">=64"), f[92:99], strict=True):
+        depths = f[tail + 5:tail + 12]
+        for lab, val in zip(("1", "2", "4", "8", "16", "32", ">=64"), depths, strict=True):
             qd_raw[lab] = num(val.rstrip("%"), path, i, f"IO depth {lab}", nonneg=True)
         qd = _qd_fraction(qd_raw, extra)
-        err = f[4].strip()
+        err = f[head - 1].strip()
         counters = {f"{k}_ios": int(v.ios) for k, v in dirs.items() if v.ios is not None}
         if err not in ("", "0"):
             counters["errors"] = 1
             extra["error"] = err
-        bsizes = [b / d.ios for d, b in ((rd, rbytes), (wr, wbytes)) if d.ios]
+        bsizes = [b / d.ios for _, d, b in read_dirs if d.ios]
         opts: dict = {}
         active = [n for n, d in dirs.items() if d.active]
         if active == ["read"]:
@@ -1123,8 +1172,9 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
             opts["rw"] = "write"
         if bsizes:
             extra["block_size_bytes_estimated"] = bsizes[0]
-        if len(f) >= _TERSE_BASE + 9 and f[_TERSE_BASE].strip():
-            d = f[_TERSE_BASE : _TERSE_BASE + 9]
+        disk_at = tail + _TERSE_TAIL
+        if len(f) >= disk_at + 9 and f[disk_at].strip() and not _is_pct(f[disk_at]):
+            d = f[disk_at : disk_at + 9]
             disks[gid] = {
                 "name": d[0],
                 "read_ios": num(d[1], path, i, "disk read ios", nonneg=True),
@@ -1134,7 +1184,7 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
             }
         entries.append(
             _Entry(
-                name=f[2],
+                name=f[head - 3],
                 groupid=gid,
                 report=0,
                 dirs=dirs,
@@ -1146,7 +1196,7 @@ def read_fio_terse(path: str | os.PathLike, merge: str = "job") -> Curve:
             )
         )
     if not entries:
-        raise TraceFormatError(path, None, "expected fio terse v3 lines (3;fio-...;...)")
+        raise TraceFormatError(path, None, "expected fio terse lines (3;fio-...;...)")
     version = versions.pop() if len(versions) == 1 else None
     disk = None
     if len(disks) == 1:
