@@ -4,6 +4,7 @@ errors malformed input must produce."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -394,12 +395,57 @@ def test_unified_rw_reporting_mixed():
     assert r.read_iops is None and r.write_iops is None
     assert "no read/write split" in r.extra["directions"]
     (t,) = read_fio_text(LAYOUTS / "mixed-normal.txt")
-    assert t.iops == 34_200  # "mixed: IOPS=34.2k"
+    (iops,) = re.findall(r"mixed: IOPS=([\d.]+)k", (LAYOUTS / "mixed-normal.txt").read_text())
+    assert t.iops == approx(float(iops) * 1000)
     assert "no read/write split" in t.extra["directions"]
     f = _terse_fields("mixed-terse.txt")
     (m,) = read_fio_terse(LAYOUTS / "mixed-terse.txt")
     assert m.iops == float(f[7]) and m.lat_mean_s == approx(float(f[5 + 34]) * 1e-6)
     assert "directions" in m.extra
+
+
+def _rw_iops(job: dict) -> float:
+    return job["read"]["iops"] + job["write"]["iops"]
+
+
+@pytest.mark.parametrize("name, clients", [
+    ("client2.json", 2), ("client2-status.json", 2), ("client1-status.json", 1),
+    ("client1-numjobs2.json", 2)])
+def test_client_server_json(name, clients):
+    """fio --client: "client_stats" hold each client's jobs, the clients' sum ("All clients")
+    after a round of more than one job, and with --status-interval every round (each job's
+    last report is the whole run)."""
+    stats = json.loads((LAYOUTS / name).read_text())["client_stats"]
+    jobs = [c for c in stats if c["jobname"] != "All clients"]
+    whole = jobs[-clients:]  # the last round
+    assert all(c["job_runtime"] == 1000 for c in whole)
+    (r,) = read_fio_json(LAYOUTS / name)
+    assert r.params["numjobs"] == clients
+    assert r.iops == approx(sum(_rw_iops(c) for c in whole))
+    if "status" in name:
+        assert len(jobs) == 2 * clients and jobs[0]["job_runtime"] < 1000  # a round before
+
+
+@pytest.mark.parametrize("name", ["client2-normal.txt", "client2-status-normal.txt"])
+def test_client_server_text(name):
+    """The normal output of two clients: each client's jobs after the one before's summary
+    (lines from a server prefixed "<host> "), a job's later report replacing its earlier one,
+    the clients' sum left out."""
+    last: dict = {}
+    pid = None
+    for line in (LAYOUTS / name).read_text().splitlines():
+        m = re.match(r"(\S.*?): \(groupid=\d+, jobs=\d+\).*pid=(\d+)", line)
+        if m:
+            pid = None if m.group(1) == "All clients" else m.group(2)
+            if pid:
+                last[pid] = 0.0
+        m = re.match(r"\s+(?:read|write): IOPS=([\d.]+)(k?)", line)
+        if m and pid:
+            last[pid] += float(m.group(1)) * (1000 if m.group(2) else 1)
+    assert len(last) == 2
+    (r,) = read_fio_text(LAYOUTS / name)
+    assert r.params["numjobs"] == 2 and r.params["iodepth"] == 4  # from "<host> rw70: (g=0)"
+    assert r.iops == approx(sum(last.values()))
 
 
 def test_unified_rw_reporting_both_reads_the_separate_directions():

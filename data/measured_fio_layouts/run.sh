@@ -15,3 +15,32 @@ fio $JOB --unified_rw_reporting=mixed > mixed-normal.txt
 fio $JOB --unified_rw_reporting=both --output-format=terse > both-terse.txt
 fio $JOB --unified_rw_reporting=both --output-format=json > both.json
 fio $JOB --unified_rw_reporting=both > both-normal.txt
+
+# client/server mode: a fio server on this machine, reached as two clients (localhost and
+# 127.0.0.1), with and without --status-interval; one client with numjobs=2
+fio --server > /dev/null 2>&1 &
+SERVER=$!
+sleep 1
+cat > /tmp/fio-layouts-job.fio <<JOB
+[rw70]
+filename=$F
+size=64M
+direct=1
+rw=randrw
+rwmixread=70
+bs=4k
+iodepth=4
+ioengine=libaio
+runtime=1
+time_based
+JOB
+sed 's/^time_based$/time_based\nnumjobs=2/' /tmp/fio-layouts-job.fio > /tmp/fio-layouts-job2.fio
+C2="--client=localhost /tmp/fio-layouts-job.fio --client=127.0.0.1 /tmp/fio-layouts-job.fio"
+fio $C2 --output-format=json > client2.json
+fio $C2 > client2-normal.txt
+fio $C2 --status-interval=1 --output-format=json > client2-status.json
+fio $C2 --status-interval=1 > client2-status-normal.txt
+fio --client=localhost /tmp/fio-layouts-job.fio --status-interval=1 --output-format=json \
+    > client1-status.json
+fio --client=localhost /tmp/fio-layouts-job2.fio --output-format=json > client1-numjobs2.json
+kill $SERVER

@@ -390,6 +390,9 @@ def _json_documents(text: str, path) -> list[tuple[int, dict]]:
             continue
         except RecursionError:
             raise TraceFormatError(path, line_at(text, start), "JSON nested too deeply") from None
+        if isinstance(obj, dict) and "jobs" not in obj and isinstance(
+                obj.get("client_stats"), list):
+            obj = _client_doc(obj)
         if isinstance(obj, dict) and "jobs" in obj:
             docs.append((line_at(text, start), obj))
         elif isinstance(obj, dict) and first_error is None:
@@ -403,6 +406,31 @@ def _json_documents(text: str, path) -> list[tuple[int, dict]]:
             )
         raise TraceFormatError(path, None, 'expected fio JSON with a "jobs" list; found no JSON')
     return docs
+
+
+def _client_doc(doc: dict) -> dict:
+    """A report of fio's client/server mode (``fio --client=HOST``): its "client_stats" are
+    the clients' jobs, each with its client's hostname, read as the report's jobs.
+
+    fio closes a round of reports with their sum ("All clients") when there is more than one
+    job; with ``--status-interval`` the list holds every round, the last the whole run. So the
+    jobs read are the last round's (after the last sum that has any after it), or with no sum
+    (one client, one job) each job's last report."""
+    stats = [c for c in doc["client_stats"] if isinstance(c, dict)]
+    rounds: list[list[dict]] = [[]]
+    for c in stats:
+        if c.get("jobname") == "All clients":
+            rounds.append([])
+        else:
+            rounds[-1].append(c)
+    if len(rounds) > 1:
+        jobs = next(r for r in reversed(rounds) if r) if any(rounds) else []
+    else:
+        last: dict = {}
+        for c in stats:
+            last[(c.get("hostname"), c.get("port"), c.get("jobname"), c.get("groupid"))] = c
+        jobs = list(last.values())
+    return {**doc, "jobs": jobs}
 
 
 def _jnum(d: dict, key: str, path, line, where: str, default=None) -> float | None:
@@ -697,6 +725,8 @@ _RE_DEF = re.compile(
     r"^(?P<name>\S.*?): \(g=(?P<g>\d+)\): rw=(?P<rw>[\w:]+), bs=(?P<bs>.*?), "
     r"ioengine=(?P<eng>[\w-]+), iodepth=(?P<qd>\d+)"
 )
+#: fio's client/server mode prefixes the lines a server sends with its host: "<host> a: (g=0)"
+_RE_CLIENT = re.compile(r"^<[^<>\s]+> ")
 _RE_VERSION = re.compile(r"^\s*fio-\d+\.\d+\S*\s*$")
 _RE_JOB = re.compile(
     r"^(?P<name>\S.*?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
@@ -752,6 +782,11 @@ def _fio_rate(text: str, path, line, what: str) -> float:
     return _fio_bytes(text[:-2], path, line, what)
 
 
+def _pid_of(line: str) -> str | None:
+    m = re.search(r"\bpid=(\d+)", line)
+    return m.group(1) if m else None
+
+
 def _bs_from_def(bs: str, rw: str) -> float | None:
     """bs=(R) 4096B-4096B, (W) ... | bs=4K-4K/4K-4K/4K-4K -> the block size of the job's
     direction, when fixed."""
@@ -774,6 +809,7 @@ class _TextJob:
     clones: int
     err: int
     line: int
+    pid: str | None = None
     dirs: dict = field(default_factory=dict)
     lat: dict = field(default_factory=dict)  # (dir, kind) -> (avg_s, max_s)
     pcts: dict = field(default_factory=dict)  # (dir, kind) -> {p: s}
@@ -809,8 +845,10 @@ def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Repor
         reports.append(r)
         return r
 
+    client_mode = False  # fio --client: each client's jobs, then its own summary
     for i, raw in enumerate(lines, 1):
-        line = raw.rstrip()
+        line = _RE_CLIENT.sub("", raw.rstrip())
+        client_mode = client_mode or len(line) < len(raw.rstrip())
         if not line.strip():
             pct_target = None
             continue
@@ -832,9 +870,16 @@ def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Repor
             rep.version = line.strip()
             continue
         m = _RE_JOB.match(line)
+        if m and m.group("name") == "All clients":  # client/server mode's sum of the
+            job, cur_dir, pct_target, in_disk = None, None, None, False  # clients, read apart
+            continue
         if m:
             if rep is None:
                 rep = new_report()
+            elif client_mode:  # each client's jobs follow the one before's summary; with
+                # --status-interval a job's later report (same pid) replaces its earlier one
+                pid = _pid_of(line)
+                rep.jobs = [j for j in rep.jobs if pid is None or j.pid != pid]
             elif rep.summarised:  # jobs again after the summary, with no definitions: fio
                 # --status-interval printing the same run so far once more
                 prev = rep
@@ -843,6 +888,7 @@ def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Repor
             job = _TextJob(
                 m.group("name"), int(m.group("g")), int(m.group("jobs")), int(m.group("err")), i
             )
+            job.pid = _pid_of(line)
             rep.jobs.append(job)
             cur_dir, pct_target, in_disk = None, None, False
             continue
