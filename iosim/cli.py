@@ -1034,6 +1034,7 @@ _PARSE_COLUMNS = (
 _PARSE_PARAMS = (
     ("rw", "rw"),
     ("block_size_bytes", "bs"),
+    ("bssplit", "bssplit"),
     ("iodepth", "iodepth"),
     ("numjobs", "numjobs"),
     ("threads", "threads"),

@@ -2,6 +2,8 @@
 predicting the others, on a known simulated device and on the sweeps measured on the project's
 KVM disk (data/measured_kvm_virtio_bs)."""
 
+import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -210,3 +212,39 @@ def test_a_missed_point_of_a_size_sweep_is_named_by_its_size():
     assert len(out) == 1 and out[0].startswith("fitted point 128 KiB at 16 outstanding I/Os")
     same = [dict(r, block_size_bytes=4096) for r in rows]  # one size: no size in the text
     assert checks.missed_training_points(same, 0.08, "x")[0].startswith("fitted point at 16")
+
+
+LAYOUTS = Path(__file__).resolve().parents[1] / "data" / "measured_fio_layouts"
+
+
+def test_a_size_split_is_fitted_as_the_sizes_the_run_issued():
+    """fio's bssplit weights are an aim: the run in data/ issued 20.3 KiB per I/O where
+    4k/50:64k/50 aims at 34 KiB. The point's workload is the split (not the bs=4k beside it),
+    with the two weights that give the bytes per I/O measured, and a note says so."""
+    from iosim.fit.points import _workload_of
+    from iosim.traces import read_fio_json
+
+    doc = json.loads((LAYOUTS / "bssplit.json").read_text())["jobs"][0]
+    issued = sum(doc[d]["io_bytes"] for d in ("read", "write")) / sum(
+        doc[d]["total_ios"] for d in ("read", "write"))
+    (r,) = read_fio_json(LAYOUTS / "bssplit.json")
+    assert r.params["bssplit"] == "4k/50:64k/50" and "block_size_bytes" not in r.params
+    notes: list[str] = []
+    wl = _workload_of(r, None, "p0", notes)
+    assert [s for s, _ in wl.sizes] == [4096, 65536]
+    assert wl.mean_block_bytes == pytest.approx(issued, rel=1e-3)
+    assert len(notes) == 1 and "aims at 34 KiB per I/O and the run issued 20.26" in notes[0]
+    # a split the run met is taken as given, silently
+    met = copy.copy(r)
+    met.bandwidth_Bps = r.iops * 34 * 1024
+    notes = []
+    assert _workload_of(met, None, "p0", notes).sizes == ((4096, 0.5), (65536, 0.5))
+    assert notes == []
+    # three sizes: the weights are not determined by one mean; said, kept
+    three = copy.copy(r)
+    three.params = {**r.params, "bssplit": "4k/40:16k/30:64k/30"}
+    notes = []
+    assert _workload_of(three, None, "p0", notes).sizes == ((4096, 0.4), (16384, 0.3),
+                                                            (65536, 0.3))
+    assert "its weights are fitted as given" in notes[0]
+

@@ -124,10 +124,10 @@ def _params_from_options(opts: dict) -> dict:
     if rw:
         p["rw"] = rw
     bs = _first_size(opts.get("bs", opts.get("blocksize")))
-    if bs:
-        p["block_size_bytes"] = bs
-    if opts.get("bssplit"):
+    if opts.get("bssplit"):  # fio issues the split's sizes: a bs beside it is not used
         p["bssplit"] = str(opts["bssplit"])
+    elif bs:
+        p["block_size_bytes"] = bs
     span = _first_size(opts.get("size"))  # the region the job's offsets fall in
     if span:
         p["span_bytes"] = span
