@@ -367,6 +367,48 @@ def test_iostat_errors(tmp_path: Path):
         read_iostat(f)
 
 
+IOSTAT_LAYOUTS = Path(__file__).resolve().parents[1] / "data" / "measured_iostat_layouts"
+_BINARY = {"B": 1, "k": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def _human(tok: str) -> float:
+    return float(tok[:-1]) * _BINARY[tok[-1]]
+
+
+def test_iostat_h_groups_and_human_sizes():
+    """sysstat 12's -h (column groups, the device name last) and --human (sizes in bytes with
+    binary suffixes, percentages with %): the second report read from the file's own tokens."""
+    lines = (IOSTAT_LAYOUTS / "xh.txt").read_text().splitlines()
+    at = [i for i, ln in enumerate(lines) if ln.split()[:1] == ["r/s"]][1]  # second report
+    r_s, rkb, _, _, r_await, rareq, dev = lines[at + 1].split()
+    f_at = next(i for i in range(at, len(lines)) if lines[i].split()[:1] == ["f/s"])
+    _, _, aqu, util, _ = lines[f_at + 1].split()
+    for name in ("xh.txt", "x-human.txt", "x.txt", "h.txt", "x.json"):
+        assert detect_format(IOSTAT_LAYOUTS / name) == "iostat", name
+    df = read_iostat(IOSTAT_LAYOUTS / "xh.txt")
+    assert list(df["sample"]) == [0, 1] and set(df["device"]) == {dev}
+    row = df.iloc[1]
+    assert row["r_iops"] == float(r_s) and row["r_await_s"] == approx(float(r_await) * 1e-3)
+    assert row["read_Bps"] == approx(_human(rkb)) and row["rareq_bytes"] == _human(rareq)
+    assert row["aqu_sz"] == float(aqu) and row["util"] == approx(float(util[:-1]) / 100)
+    assert row["w_iops"] == 0 and row["f_iops"] == 0  # from the other groups
+    human = read_iostat(IOSTAT_LAYOUTS / "x-human.txt").iloc[1]
+    plain = read_iostat(IOSTAT_LAYOUTS / "x.txt").iloc[1]
+    assert human["rareq_bytes"] == plain["rareq_bytes"] == 4096
+    assert set(human.index) == set(plain.index)
+    h = read_iostat(IOSTAT_LAYOUTS / "h.txt").iloc[1]
+    assert h["tps"] > 1000 and h["device"] == dev
+
+
+def test_iostat_h_group_for_an_unlisted_device(tmp_path: Path):
+    f = tmp_path / "io.txt"
+    f.write_text("     r/s  rkB/s Device\n  1.00   4.0k sda\n\n     w/s  wkB/s Device\n"
+                 "  2.00   8.0k sdb\n")
+    with pytest.raises(TraceFormatError, match=r"io.txt:5: iostat -h group row for 'sdb', a "
+                       "device the report's first group does not list$"):
+        read_iostat(f)
+
+
 # ------------------------------------------------------------------------------------------
 # IOMeter (no real file in the corpus)
 # ------------------------------------------------------------------------------------------

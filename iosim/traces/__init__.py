@@ -181,7 +181,8 @@ def _sniff(head: str) -> str | None:
         return "vdbench"
     if _VDB_PARM.search(head):
         return "vdbench-parm"
-    if re.search(r"^Device:?\s", head, re.M) or "extended device statistics" in head:
+    if re.search(r"^Device:?\s", head, re.M) or "extended device statistics" in head or \
+            re.search(r"^\s*(?:r/s|tps)\s.*\sDevice$", head, re.M):  # iostat -h
         return "iostat"
     if _INI_SECTION.search(head) and _INI_FIO_KEY.search(head):
         return "fio-job"

@@ -4,7 +4,9 @@ report, plus a :class:`Results` summary per device.
 All five Linux column layouts are read by column name: RHEL 5 (``Time:`` lines, no
 ``r_await``), the old ``avgrq-sz``/``avgqu-sz``/``svctm`` layout (``rkB/s`` or ``rsec/s``),
 sysstat 11.7's ``rareq-sz``/``aqu-sz`` with ``svctm``, and 12.x's with discard (``d/s``) and
-flush (``f/s``) columns; plain ``iostat`` without ``-x`` (``tps``) too. Conversions: kB means
+flush (``f/s``) columns; plain ``iostat`` without ``-x`` (``tps``) too; and sysstat 12's ``-h``
+(column groups, the device name last) and ``--human`` (sizes as bytes with a binary suffix,
+percentages with ``%``). Conversions: kB means
 KiB and MB MiB (sysstat's units), sectors are 512 bytes (``rsec/s``, ``avgrq-sz``), times are ms
 and ``%util`` becomes a fraction. Solaris ``iostat -x`` has different columns and is refused.
 
@@ -166,6 +168,23 @@ def _derive(df: pd.DataFrame) -> None:
             ).fillna(0.0)
 
 
+#: ``iostat -h`` / ``--human``: sizes as bytes with a binary suffix (``7.8M``, ``6.3k``, the
+#: column's kB or sectors no longer apply) and percentages with a ``%``
+_HUMAN_SIZE = re.compile(r"(\d+(?:\.\d+)?)([BkMGTP])")
+_HUMAN_UNIT = {"B": 1.0, "k": _K, "M": _M, "G": _K**3, "T": _K**4, "P": _K**5}
+
+
+def _value(tok: str, h: tuple[str, float], path, line: int) -> float:
+    """One iostat cell in SI units (``h``: our column and the factor of the column's unit)."""
+    name, factor = h
+    m = _HUMAN_SIZE.fullmatch(tok)
+    if m and (name.endswith("_Bps") or name.endswith("_bytes")):
+        return float(m.group(1)) * _HUMAN_UNIT[m.group(2)]
+    if tok.endswith("%") and factor == 0.01:
+        tok = tok[:-1]
+    return num(tok, path, line, name, nonneg=True) * factor
+
+
 def _read_text(text: str, path) -> tuple[list[dict], dict]:
     lines = split_lines(text)
     rows: list[dict] = []
@@ -174,6 +193,9 @@ def _read_text(text: str, path) -> tuple[list[dict], dict]:
     pending_time: str | None = None
     sample = -1
     date = None
+    name_last = False  # iostat -h puts the device name last
+    group_rows: dict | None = None  # iostat -h: the report's rows a later column group adds to
+    last_header_at = -9
     for i, raw in enumerate(lines, 1):
         line = raw.rstrip()
         s = line.strip()
@@ -216,8 +238,18 @@ def _read_text(text: str, path) -> tuple[list[dict], dict]:
         if low.startswith("avg-cpu"):
             continue
         toks = s.split()
-        if low.startswith("device"):
-            names = [t.lower() for t in toks[1:]]
+        device_last = len(toks) > 1 and toks[-1].lower().rstrip(":") == "device" \
+            and not low.startswith("device")
+        if device_last and name_last and last_header_at == i - 2 and \
+                not any(n in ("r/s", "tps") for n in low.split()):
+            # ``iostat -h``: a report's columns in groups (reads, writes, discards, flushes),
+            # each with the device last; a group after the first adds to the same rows
+            header = [_COLS.get(t.lower()) for t in toks[:-1]]
+            group_rows = {r["device"]: r for r in rows if r["sample"] == sample}
+            last_header_at = i
+            continue
+        if low.startswith("device") or device_last:
+            names = [t.lower() for t in (toks[:-1] if device_last else toks[1:])]
             if _SOLARIS & set(names):
                 raise TraceFormatError(
                     path,
@@ -233,6 +265,7 @@ def _read_text(text: str, path) -> tuple[list[dict], dict]:
                     path, i, f"iostat device header without r/s or tps columns: {s!r}"
                 )
             sample += 1
+            group_rows, last_header_at, name_last = None, i, device_last
             continue
         if header is None:
             # avg-cpu numbers, or anything else outside a device block
@@ -244,12 +277,20 @@ def _read_text(text: str, path) -> tuple[list[dict], dict]:
                 f"iostat row for {toks[0]!r} has {len(toks) - 1} values, the header "
                 f"{len(header)} columns",
             )
-        row: dict = {"sample": sample, "time": pending_time, "device": toks[0].rstrip(":")}
-        for tok, h in zip(toks[1:], header, strict=True):
-            if h is None:
-                continue
-            row[h[0]] = num(tok.replace(",", "."), path, i, h[0], nonneg=True) * h[1]
-        rows.append(row)
+        device, values = (toks[-1], toks[:-1]) if name_last else (toks[0], toks[1:])
+        device = device.rstrip(":")
+        if group_rows is not None:
+            row = group_rows.get(device)
+            if row is None:
+                raise TraceFormatError(path, i, f"iostat -h group row for {device!r}, a device "
+                                       "the report's first group does not list")
+        else:
+            row = {"sample": sample, "time": pending_time, "device": device}
+            rows.append(row)
+        for tok, h in zip(values, header, strict=True):
+            if h is not None:
+                row[h[0]] = _value(tok.replace(",", "."), h, path, i)
+        last_header_at = i
     return rows, attrs
 
 
