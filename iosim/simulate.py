@@ -206,18 +206,7 @@ def _simulate(stack, workload, *, ios, warmup_ios, seed, engine, replications, f
         # devices with caches start empty: they say how many I/Os it takes to fill them
         device_warmup = int(stack.device.warmup_ios)
         warmup_ios = max(ios // 10, 2 * workload.outstanding, device_warmup)
-    if workload.open_loop:
-        cap = open_loop_capacity_iops(stack, workload)
-        if workload.rate_iops >= cap:
-            raise UnstableError(
-                f"workload.rate_iops = {workload.rate_iops:g} is at or above the stack's capacity "
-                f"of about {cap:.6g} IOPS"
-                + (" (measured with every queue slot full: the device serves out of arrival "
-                   "order)"
-                   if stack.device.reorders(workload.read_fraction) else "")
-                + ": the queue would grow without bound. Lower the rate or add capacity "
-                "(device.units, paths, queue depth)."
-            )
+    _refuse_unstable(stack, workload)
     reason = fast_engine.supports(stack, workload) if engine != "simpy" else "simpy asked for"
     if engine == "fast" and reason:
         raise SpecError(
@@ -367,6 +356,23 @@ def _limit(check, *args, **kw):
         raise SpecError(str(exc)) from None
 
 
+def _refuse_unstable(stack: Stack, workload: Workload) -> None:
+    """An open loop at or above the stack's capacity has no steady state: refused."""
+    if not workload.open_loop:
+        return
+    cap = open_loop_capacity_iops(stack, workload)
+    if workload.rate_iops >= cap:
+        raise UnstableError(
+            f"workload.rate_iops = {workload.rate_iops:g} is at or above the stack's capacity "
+            f"of about {cap:.6g} IOPS"
+            + (" (measured with every queue slot full: the device serves out of arrival "
+               "order)"
+               if stack.device.reorders(workload.read_fraction) else "")
+            + ": the queue would grow without bound. Lower the rate or add capacity "
+            "(device.units, paths, queue depth)."
+        )
+
+
 def _check_sweep(stack: Stack, workload: Workload, grid: list[dict[str, Any]], kw: dict,
                  executor: Executor | None, force: bool | None) -> dict:
     """Validate every point and estimate the whole sweep before any point runs: refused past
@@ -381,6 +387,7 @@ def _check_sweep(stack: Stack, workload: Workload, grid: list[dict[str, Any]], k
     total = 0.0
     for point in grid:
         s, w = apply_overrides(stack, workload, point)
+        _refuse_unstable(s, w)  # before any estimate is announced
         warm_p = warm if warm is not None else max(
             ios // 10, 2 * w.outstanding, int(s.device.warmup_ios))
         engine = kw["engine"]

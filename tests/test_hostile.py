@@ -13,7 +13,7 @@ import string
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import iosim
@@ -440,6 +440,8 @@ def test_fuzz_cli_arguments_give_one_line_or_reach_the_engine(capsys, no_engines
 
 @FUZZ
 @given(st.lists(st.tuples(st.sampled_from(keys[:-1]), hostile_text), min_size=1, max_size=2))
+# found by this test: a long sweep's estimate was announced before its unstable point was refused
+@example([("workload.rate_iops", "1e300"), ("workload.block_size_bytes", "1e9")])
 def test_fuzz_vary_gives_one_line_or_reaches_the_engine(capsys, no_engines, pairs):
     argv = ["sweep"]
     for key, value in pairs:
