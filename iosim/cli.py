@@ -42,7 +42,7 @@ from .workload import RW_MODES, Workload, default_workload
 ENGINES = ("auto", "simpy", "fast")
 PARSE_FORMATS = (
     "auto", "fio-json", "fio-text", "fio-terse", "fio-log", "fio-hist", "fio-job", "vdbench",
-    "vdbench-parm", "sysbench", "ioping", "iostat", "iometer",
+    "vdbench-parm", "sysbench", "ioping", "iostat", "iometer", "table",
 )
 FIT_MODELS = {
     "generic": "K identical units behind one queue, plus the host overhead",

@@ -177,3 +177,84 @@ def test_fit_writes_the_calibrated_stack_for_what_if_questions(tmp_path, capsys)
     assert main(["fit", str(f), "--model", "generic", "-o", str(f)]) == 2
     err = capsys.readouterr().err.strip()
     assert "-o" in err and "\n" not in err and f.read_text().startswith("qd,iops")
+
+
+# -- tables written by hand or exported from a spreadsheet -----------------------------------
+
+SPREADSHEET = ("\ufeffQueue Depth,IOPS,Avg Latency (ms),p99 (ms),Throughput (MB/s),Block size,"
+               "Notes,\n"
+               "1,10000,0.1,0.2,41,8k,first,\n"
+               "4,35000,0.114,0.3,143,8k,,\n"
+               "16,80000,0.2,0.5,328,8k,,\n")
+
+
+def test_a_spreadsheet_table_is_read_by_what_its_columns_name(tmp_path):
+    """Header words in any case, units in parentheses, a byte-order mark, a trailing empty
+    column: each recognised column read in SI units, and said how; the rest kept."""
+    from iosim.traces import detect_format, read
+
+    f = tmp_path / "mine.csv"
+    f.write_text(SPREADSHEET, encoding="utf-8")
+    assert detect_format(f) == "table"
+    c = read(f)
+    r = c[1]
+    assert r.params["iodepth"] == 4 and r.params["numjobs"] == 1
+    assert r.iops == 35000 and r.lat_mean_s == pytest.approx(0.114e-3)
+    assert r.lat_p99_s == pytest.approx(0.3e-3)
+    assert r.bandwidth_Bps == pytest.approx(143e6)  # MB/s is 10^6 bytes/s
+    assert r.params["block_size_bytes"] == 8192
+    assert c[0].params["Notes"] == "first"
+    assert r.extra["table_columns"] == {
+        "Queue Depth": "qd", "IOPS": "iops", "Avg Latency (ms)": "lat_mean_s",
+        "p99 (ms)": "lat_p99_s", "Throughput (MB/s)": "bandwidth_Bps",
+        "Block size": "block_size_bytes"}
+    assert c.x == "qd"
+
+
+def test_a_semicolon_table_with_decimal_commas(tmp_path):
+    f = tmp_path / "de.csv"
+    f.write_text("OIO;IOPS;Latency [us];99th percentile latency (us)\n1;10000;100,5;210,25\n"
+                 "8;52000;153,75;400\n")
+    (a, b) = load_curve([f])
+    assert a.lat_mean_s == pytest.approx(100.5e-6) and a.lat_p99_s == pytest.approx(210.25e-6)
+    assert b.params["iodepth"] == 8 and b.iops == 52000
+
+
+@pytest.mark.parametrize("table, message", [
+    ("QD,IOPS,Latency\n1,10000,0.1\n",
+     "t.csv:1: column 'Latency' reads as lat_mean_s but has no unit: name it with a time unit, "
+     "e.g. 'Avg Latency (ms)' or lat_mean_us; a unit is never guessed"),
+    ("QD,IOPS,Throughput (ms)\n1,10000,0.1\n",
+     "t.csv:1: column 'Throughput (ms)' reads as bandwidth_Bps but has its unit (time): name it "
+     "with a rate unit, e.g. 'Throughput (MB/s)' or bw_MiBps; a unit is never guessed"),
+    ("QD,IOPS,Latency (ms),Avg latency (us)\n1,10000,0.1,100\n",
+     "t.csv:1: columns 'Latency (ms)', 'Avg latency (us)' all read as lat_mean_s; keep one (or "
+     "rename the others)"),
+    ("QD,IOPS,lat_mean_ms,bs\n1,10000,0.1,4096\n",
+     "t.csv:2: column 'bs' holds a bare number (4096) and its header names no unit: write 4k, or "
+     "name the column 'Block size (KiB)' or bs_bytes"),
+    ("Queue depth,IOPS,lat_mean_ms\n1.5,10000,0.1\n",
+     "t.csv:2: column 'Queue depth' must be a whole number >= 1 (got '1.5')"),
+])
+def test_a_table_column_without_its_unit_is_refused_in_one_line(tmp_path, table, message):
+    from iosim.traces import TraceFormatError, read
+
+    f = tmp_path / "t.csv"
+    f.write_text(table)
+    with pytest.raises(SpecError) as exc:  # iosim.fit's error ...
+        load_curve([f])
+    assert str(exc.value) == f"{f.parent}/{message}"
+    with pytest.raises(TraceFormatError):  # ... and iosim.traces'
+        read(f)
+
+
+def test_parse_and_fit_read_a_spreadsheet_table(tmp_path, capsys):
+    from iosim.cli import main
+
+    f = tmp_path / "mine.csv"
+    f.write_text(SPREADSHEET, encoding="utf-8")
+    assert main(["parse", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "35,000" in out and "114 us" in out and "8 KiB" in out
+    res = fit(load_curve([f]), model="generic", ios=2000)
+    assert res.mape["iops"] < 15

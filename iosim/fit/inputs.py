@@ -122,10 +122,12 @@ def load_curve(files: Sequence[str | os.PathLike], fmt: str = "auto") -> Curve:
         path = Path(f)
         # a regular file, or one line saying what it is (missing, a FIFO, a link loop ...)
         limits.check_regular_file(str(path), lambda where, why: SpecError(f"{where}: {why}"))
-        if fmt in ("auto", "csv") and path.suffix.lower() == ".csv" or fmt == "csv":
+        from .. import traces
+
+        if fmt in ("csv", "table") or fmt == "auto" and path.suffix.lower() == ".csv" and \
+                traces.detect_format(path) != "iometer":
             points.extend(read_table(path).points)
             continue
-        from .. import traces
 
         got = traces.read(str(path), format=fmt)
         _refuse_other(got, path)

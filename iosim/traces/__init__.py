@@ -18,6 +18,7 @@ sysbench        :func:`read_sysbench`                       Curve
 ioping          :func:`read_ioping`                         Curve (one point per run)
 iostat          :func:`read_iostat`                         DataFrame (device x report)
 iometer         :func:`read_iometer`                        Curve
+table           :func:`read_table` (a CSV of points)        Curve
 ==============  ==========================================  ==================================
 
 :func:`read` picks the reader from the file's content (and, failing that, its extension).
@@ -55,6 +56,7 @@ __all__ = [
     "read_ioping",
     "read_iostat",
     "read_sysbench",
+    "read_table",
     "read_vdbench",
     "read_vdbench_parm",
     "summarize_hist_log",
@@ -75,6 +77,7 @@ _LAZY = {
     "read_ioping": "ioping",
     "iostat_summary": "iostat",
     "read_iostat": "iostat",
+    "read_table": "table",
     "BlockTraceSummary": "block_summary",
 }
 
@@ -119,6 +122,7 @@ FORMATS = {
     "ioping": _LazyReader("read_ioping"),
     "iostat": _LazyReader("read_iostat"),
     "iometer": read_iometer,
+    "table": _LazyReader("read_table"),
 }
 
 _SNIFF_BYTES = 256 * 1024
@@ -127,7 +131,7 @@ _EXT = {
     ".fio": "fio-job",
     ".job": "fio-job",
     ".ini": "fio-job",
-    ".csv": "iometer",
+    ".csv": "table",  # IOMeter's results.csv is told by its contents
     ".log": "fio-log",
     ".vdb": "vdbench-parm",
     ".parm": "vdbench-parm",
