@@ -258,3 +258,15 @@ def test_parse_and_fit_read_a_spreadsheet_table(tmp_path, capsys):
     assert "35,000" in out and "114 us" in out and "8 KiB" in out
     res = fit(load_curve([f]), model="generic", ios=2000)
     assert res.mape["iops"] < 15
+
+
+def test_fit_reads_an_iometer_results_csv_as_iometer(tmp_path):
+    """A .csv is a table unless its contents are IOMeter's results (then read by that reader,
+    not as a table of unknown columns)."""
+    from test_traces_tools import SYNTHETIC_IOMETER
+
+    f = tmp_path / "results.csv"
+    f.write_text(SYNTHETIC_IOMETER)
+    c = load_curve([f])
+    assert len(c) == 2 and c[0].iops == 15000
+    assert c[0].params["iodepth"] == 16 and c[0].params["numjobs"] == 2
