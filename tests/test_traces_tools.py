@@ -400,6 +400,34 @@ def test_iostat_h_groups_and_human_sizes():
     assert h["tps"] > 1000 and h["device"] == dev
 
 
+def test_sar_and_sadf_device_reports():
+    """sar -d (device first, or last with -p), sadf -d and sadf -j: iostat's rows from sar's
+    names (tps, rkB/s, areq-sz in kB, await in ms, %util); every row an interval."""
+    from iosim.fit.inputs import iostat_points
+
+    for name in ("sar-d.txt", "sar-dp.txt", "sadf-d.txt", "sadf.json"):
+        assert detect_format(IOSTAT_LAYOUTS / name) == "iostat", name
+    lines = (IOSTAT_LAYOUTS / "sar-dp.txt").read_text().splitlines()
+    head = next(ln.split() for ln in lines if ln.split()[1:2] == ["tps"])
+    rows = [ln.split() for ln in lines if ln[:1].isdigit() and ln.split()[1:2] != ["tps"]]
+    cells = dict(zip(head[1:], rows[1][1:], strict=True))
+    df = read_iostat(IOSTAT_LAYOUTS / "sar-dp.txt")
+    r = df.iloc[1]
+    assert r["device"] == cells["DEV"] and r["tps"] == float(cells["tps"])
+    assert r["read_Bps"] == approx(float(cells["rkB/s"]) * 1024)
+    assert r["avgrq_bytes"] == approx(float(cells["areq-sz"]) * 1024)
+    assert r["await_s"] == approx(float(cells["await"]) * 1e-3)
+    assert r["util"] == approx(float(cells["%util"]) / 100) and r["block_iops"] == r["tps"]
+    assert str(r["timestamp"]).endswith(rows[1][0])  # the banner's date with the row's time
+    # the sadf forms of one sa file hold the same numbers
+    d, j = read_iostat(IOSTAT_LAYOUTS / "sadf-d.txt"), read_iostat(IOSTAT_LAYOUTS / "sadf.json")
+    for col in ("tps", "read_Bps", "avgrq_bytes", "aqu_sz", "await_s", "util"):
+        assert list(d[col]) == approx(list(j[col])), col
+    # iostat's first report (since boot) is no point; sar's first row is an interval
+    assert len(iostat_points(read_iostat(IOSTAT_LAYOUTS / "sar-d.txt"), Path("s"))) == 2
+    assert len(iostat_points(read_iostat(IOSTAT_LAYOUTS / "x.txt"), Path("x"))) == 1
+
+
 def test_iostat_h_group_for_an_unlisted_device(tmp_path: Path):
     f = tmp_path / "io.txt"
     f.write_text("     r/s  rkB/s Device\n  1.00   4.0k sda\n\n     w/s  wkB/s Device\n"

@@ -51,7 +51,9 @@ def iostat_points(df, path: Path) -> list[Results]:
             "queue to fit; capture with iostat -x"
         )
     samples = sorted(df["sample"].unique())
-    use = df[df["sample"] != samples[0]] if len(samples) > 1 else df
+    # iostat's first report covers the time since boot; sar's rows are all intervals
+    since_boot = df.attrs.get("first_since_boot", True)
+    use = df[df["sample"] != samples[0]] if len(samples) > 1 and since_boot else df
     use = use[(use["block_iops"] > 0) & (use["await_s"] > 0) & (use["aqu_sz"] > 0)]
     if use.empty:
         raise SpecError(f"{path}: no iostat interval with I/O, a latency and a queue to fit")

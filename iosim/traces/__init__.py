@@ -185,6 +185,10 @@ def _sniff(head: str) -> str | None:
         return "vdbench"
     if _VDB_PARM.search(head):
         return "vdbench-parm"
+    if head.lstrip().startswith("# hostname;interval;timestamp;DEV;") or re.search(
+            r"^\d{1,2}:\d{2}:\d{2}(?:\s*[AP]M)?\s+(?:DEV\s.*\btps\b|.*\btps\b.*\sDEV$)",
+            head, re.M):
+        return "iostat"  # sar -d, sadf -d: read by the iostat reader
     if re.search(r"^Device:?\s", head, re.M) or "extended device statistics" in head or \
             re.search(r"^\s*(?:r/s|tps)\s.*\sDevice$", head, re.M):  # iostat -h
         return "iostat"

@@ -79,6 +79,9 @@ _COLS: dict[str, tuple[str, float]] = {
     "mb_dscd": ("discard_bytes", _M),
     "blk_read": ("read_bytes", 512.0),
     "blk_wrtn": ("write_bytes", 512.0),
+    "rd_sec/s": ("read_Bps", 512.0),  # sar -d before sysstat 11.5
+    "wr_sec/s": ("write_Bps", 512.0),
+    "areq-sz": ("avgrq_bytes", _K),  # sar -d: the mean request, reads and writes, in kB
     "avgrq-sz": ("avgrq_bytes", 512.0),
     "rareq-sz": ("rareq_bytes", _K),
     "wareq-sz": ("wareq_bytes", _K),
@@ -93,6 +96,12 @@ _COLS: dict[str, tuple[str, float]] = {
     "svctm": ("svctm_s", 1e-3),
     "%util": ("util", 0.01),
     "util": ("util", 0.01),
+}
+#: ``sadf -j`` (sar's JSON) names beside iostat's: per-second amounts without the "/s"
+_SADF_JSON: dict[str, tuple[str, float]] = {
+    "rkb": ("read_Bps", _K), "wkb": ("write_Bps", _K), "dkb": ("discard_Bps", _K),
+    "rd_sec": ("read_Bps", 512.0), "wr_sec": ("write_Bps", 512.0),
+    "dc_sec": ("discard_Bps", 512.0), "util-percent": ("util", 0.01),
 }
 _SOLARIS = {"kr/s", "kw/s", "actv", "svc_t", "%b", "%w", "wsvc_t", "asvc_t"}
 
@@ -126,9 +135,13 @@ def _parse_ts(s: str | None):
 def read_iostat(path: str | os.PathLike) -> pd.DataFrame:
     """iostat text or JSON -> DataFrame (one row per device per report); see the module
     documentation for the columns. ``df.attrs`` has ``host`` and ``source``."""
+    from .sar import looks_like_sar, read_sar_rows
+
     text = read_text(path)
     if text.lstrip().startswith("{"):
         rows, attrs = _read_json(text, path)
+    elif looks_like_sar(text[:65536]):
+        rows, attrs = read_sar_rows(text, path, _COLS)
     else:
         rows, attrs = _read_text(text, path)
     if not rows:
@@ -334,10 +347,16 @@ def _read_json(text: str, path) -> tuple[list[dict], dict]:
             sample += 1
             ts = st.get("timestamp")
             when = None
+            if isinstance(ts, dict):  # sadf -j: {"date": ..., "time": ..., "utc": ...}
+                ts = f"{ts.get('date', '')} {ts.get('time', '')}".strip() or None
+                attrs["first_since_boot"] = False  # sar's intervals: none since boot
             if isinstance(ts, str):
                 when = ts if ("-" in ts[:5] or not date) else f"{date} {ts}"
                 when = re.sub(r"([+-]\d{2}):?(\d{2})$", r"\1\2", when) if "T" in when else when
             for j, d in enumerate(disks):
+                if isinstance(d, dict) and "disk-device" in d:  # sadf -j
+                    d = {"disk_device": d["disk-device"],
+                         **{k: v for k, v in d.items() if k != "disk-device"}}
                 if not isinstance(d, dict) or "disk_device" not in d:
                     raise TraceFormatError(
                         path,
@@ -351,7 +370,7 @@ def _read_json(text: str, path) -> tuple[list[dict], dict]:
                     "device": str(d["disk_device"]).strip(),
                 }
                 for key, v in d.items():
-                    spec = _COLS.get(key.lower())
+                    spec = _COLS.get(key.lower()) or _SADF_JSON.get(key.lower())
                     if spec is None:
                         continue
                     if (isinstance(v, bool) or not isinstance(v, (int, float))
