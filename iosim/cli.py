@@ -42,7 +42,7 @@ from .workload import RW_MODES, Workload, default_workload
 ENGINES = ("auto", "simpy", "fast")
 PARSE_FORMATS = (
     "auto", "fio-json", "fio-text", "fio-terse", "fio-log", "fio-hist", "fio-job", "vdbench",
-    "vdbench-parm", "sysbench", "ioping", "iostat", "iometer", "table",
+    "vdbench-parm", "sysbench", "ioping", "iostat", "iometer", "table", "diskmark",
 )
 FIT_MODELS = {
     "generic": "K identical units behind one queue, plus the host overhead",
@@ -993,6 +993,8 @@ def cmd_fit(args) -> int:
         _existing_file(f)
     holdout = _parse_vary(args.holdout, "--holdout") if args.holdout else None
     kw: dict = {}
+    if args.only:
+        kw["only"] = _parse_vary(args.only, "--only")
     if args.params:
         kw["params"] = [p.strip() for p in args.params.split(",") if p.strip()]
     if args.ios is not None:
@@ -1642,6 +1644,14 @@ def _add_fit_parser(sub) -> None:
         metavar="KEY=v,...",
         help="points held out for prediction, e.g. workload.iodepth=32,64, numjobs=16,32, "
         "bs=8k,16k or rwmixread=70,30 (repeatable)",
+    )
+    sp.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="KEY=v,...",
+        help="fit only the points with these values, e.g. rw=randread or bs=4k (one workload "
+        "out of a file that measured several, such as a CrystalDiskMark result; repeatable)",
     )
     sp.add_argument("--params", metavar="a,b", help="dotted keys to fit instead of the model's")
     sp.add_argument(

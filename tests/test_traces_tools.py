@@ -794,6 +794,105 @@ def test_iometer_errors(tmp_path: Path):
 
 
 # ------------------------------------------------------------------------------------------
+# CrystalDiskMark / KDiskMark (no real file in the corpus)
+# ------------------------------------------------------------------------------------------
+
+# SYNTHETIC fixtures, written by hand after the public layout of CrystalDiskMark 8's saved text
+# and KDiskMark 3's report (the header lines, the [Read]/[Write]/[Mix] sections, the test
+# lines' spacing). The numbers are invented but consistent: IOPS x block = MB/s, and the
+# latency is Q x T / IOPS (Little's law), as the tools' own figures are.
+CDM8 = """------------------------------------------------------------------------------
+CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo
+                                  Crystal Dew World: https://crystalmark.info/
+------------------------------------------------------------------------------
+* MB/s = 1,000,000 bytes/s [SATA/600 = 600,000,000 bytes/s]
+* KB = 1000 bytes, KiB = 1024 bytes
+
+[Read]
+  SEQ    1MiB (Q=  8, T= 1):   520.000 MB/s [    495.9 IOPS] < 16132.29 us>
+  RND    4KiB (Q= 32, T= 1):   200.000 MB/s [  48828.1 IOPS] <   655.36 us>
+  RND    4KiB (Q=  1, T= 1):    30.000 MB/s [   7324.2 IOPS] <   136.53 us>
+
+[Write]
+  RND    4KiB (Q= 32, T= 1):   140.000 MB/s [  34179.7 IOPS] <   936.23 us>
+
+[Mix] Read 70%/Write 30%
+  RND    4KiB (Q= 32, T=16):   300.000 MB/s [  73242.2 IOPS] <  6990.51 us>
+
+Profile: Default
+   Test: 1 GiB (x5) [C: 40% (190/476GiB)]
+   Mode: [Admin]
+   Time: Measure 5 sec / Interval 5 sec
+"""
+KDISKMARK = """                        KDiskMark (3.1.4): https://github.com/JonMagon/KDiskMark
+                    Flexible I/O Tester (fio-3.33): https://github.com/axboe/fio
+--------------------------------------------------------------------------------
+* MB/s = 1,000,000 bytes/s [SATA/600 = 600,000,000 bytes/s]
+* KB = 1000 bytes, KiB = 1024 bytes
+
+[Read]
+Sequential   1 MiB (Q=  8, T= 1):   500.000 MB/s [    476.8 IOPS] < 16778.52 us>
+    Random   4 KiB (Q= 32, T= 1):   320.000 MB/s [  78125.0 IOPS] <   409.60 us>
+"""
+
+
+def test_crystaldiskmark_and_kdiskmark_text(tmp_path: Path):
+    for text, name in ((CDM8, "cdm.txt"), (KDISKMARK, "kdm.txt")):
+        f = tmp_path / name
+        f.write_text(text)
+        assert detect_format(f) == "diskmark"
+        c = read(f)
+        seq = c[0]
+        assert seq.params["rw"] == "read" and seq.params["block_size_bytes"] == 1024**2
+        assert seq.params["iodepth"] == 8 and seq.params["numjobs"] == 1
+        rnd = c[1]
+        assert rnd.params["rw"] == "randread" and rnd.params["block_size_bytes"] == 4096
+        assert rnd.params["iodepth"] == 32
+        # the tools' figures agree with each other: Little's law and MB/s = IOPS x block
+        for r in c:
+            n = r.params["iodepth"] * r.params["numjobs"]
+            assert r.lat_mean_s == approx(n / r.iops, rel=1e-3)
+            assert r.bandwidth_Bps == approx(r.iops * r.params["block_size_bytes"], rel=2e-3)
+        if name == "cdm.txt":
+            assert [r.params["rw"] for r in c] == ["read", "randread", "randread", "randwrite",
+                                                   "randrw"]
+            assert c[4].params["rwmixread"] == 70 and c[4].params["numjobs"] == 16
+            assert c[0].params["span_bytes"] == 1024**3
+            assert c[0].params["diskmark_version"] == "CrystalDiskMark 8.0.4"
+        else:
+            assert c[0].params["diskmark_version"] == "KDiskMark 3.1.4"
+
+
+def test_crystaldiskmark_without_iops_or_a_mix_share_is_refused(tmp_path: Path):
+    f = tmp_path / "cdm6.txt"
+    f.write_text("[Read]\nSequential 1MiB (Q=  8, T= 1):   520.000 MB/s\n")
+    with pytest.raises(TraceFormatError, match=r"cdm6.txt:2: expected 'MB/s \[ IOPS\] < "
+                       r"latency us>' after the test \(CrystalDiskMark 6 and older"):
+        read(f)
+    f.write_text("[Mix]\nRND 4KiB (Q= 1, T= 1): 1.0 MB/s [ 244.1 IOPS] < 4096.00 us>\n")
+    with pytest.raises(TraceFormatError, match="cdm6.txt:2: a .Mix. test without 'Read N%'"):
+        read(f)
+
+
+def test_fit_only_keeps_one_workload_of_a_diskmark_result(tmp_path: Path, capsys):
+    from iosim.cli import main
+
+    f = tmp_path / "cdm.txt"
+    f.write_text(CDM8)
+    assert main(["fit", str(f), "--model", "generic", "--only", "rw=randread", "--ios", "800",
+                 "--json"]) == 0
+    import json as _json
+
+    d = _json.loads(capsys.readouterr().out)
+    assert sorted(p["iodepth"] for p in d["points"]) == [1, 32]
+    assert {p["block_size_bytes"] for p in d["points"]} == {4096}
+    assert main(["fit", str(f), "--only", "rw=randrd"]) == 2
+    err = capsys.readouterr().err
+    assert "error: fit: --only rw=randrd keeps none of the 5 points (their rw: randread, " \
+        "randrw, randwrite, read)" in err
+
+
+# ------------------------------------------------------------------------------------------
 # dispatcher and file handling
 # ------------------------------------------------------------------------------------------
 

@@ -818,14 +818,20 @@ def run_cli(
     shape: str = "lognormal",
     fmt: str = "auto",
     output: str | None = None,
+    only: dict[str, list[str]] | None = None,
 ) -> int:
-    """``iosim fit FILE... --model M [--holdout KEY=v,...] [--shape S] [--json] [-o F.toml]``:
+    """``iosim fit FILE... --model M [--only KEY=v,...] [--holdout KEY=v,...] [--shape S]
+    [--json] [-o F.toml]``:
     print the fit (and write the calibrated stack to ``output``), return 0.
 
     ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
     and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
     ValueError) with a one-line message."""
     curve = load_curve(files, fmt)
+    if only:
+        from .points import keep_only
+
+        curve = keep_only(curve, only)
     res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed,
               shape=shape)
     if as_json:

@@ -109,8 +109,9 @@ def _check_one_workload(train: list[_Point], warnings: list[str],
         who = f"the {model} model" if model else "one fit"
         raise SpecError(
             f"fit: the fitted points mix workloads ({listed}); {who} has one service time "
-            "per direction and size: fit each workload on its own (hold the others out, e.g. "
-            "--holdout rw=randwrite or bs=64k, or pass their files apart), or choose a model "
+            "per direction and size: fit each workload on its own (--only rw=randread, or "
+            "hold the others out, e.g. --holdout rw=randwrite or bs=64k, or pass their files "
+            "apart), or choose a model "
             "that fits reads and writes apart (ssd, cloud) or sizes (generic, ssd, cloud)"
         )
     engines = sorted({str(p.results.params["ioengine"]) for p in train
@@ -485,3 +486,25 @@ def _measured_shape(train: list[_Point], warnings: list[str]) -> Quantiles:
             "device's own"
         )
     return Quantiles.of(zip(sorted(pts), times, strict=True))
+
+
+def keep_only(curve: Curve | Sequence[Results],
+              only: Mapping[str, Sequence[Any]]) -> Curve:
+    """The points whose every key of ``only`` has one of its values (keys as for a holdout:
+    ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``rwmixread`` or any param of the points): one
+    workload out of a file that measured several, such as a CrystalDiskMark result's random
+    reads (``rw=randread``)."""
+    pts = _points(curve, None)
+    values = {}
+    for key, vals in only.items():
+        if not _known_key(pts, key):
+            raise SpecError(f"fit: --only key {key!r} is not a property of the points (use rw, "
+                            "bs, iodepth, numjobs, rwmixread or a param of the points)")
+        values[key] = _holdout_values(key, vals)
+    kept = [pt.results for pt in pts if all(_match(pt, k, v) for k, v in values.items())]
+    if not kept:
+        said = "; ".join(f"{k}={','.join(str(v) for v in vals)}" for k, vals in only.items())
+        seen = sorted({str(getattr(pt.workload, "rw", "")) for pt in pts})
+        raise SpecError(f"fit: --only {said} keeps none of the {len(pts)} points (their rw: "
+                        f"{', '.join(seen)})")
+    return Curve(kept, label=getattr(curve, "label", "measured"))

@@ -1,4 +1,5 @@
-"""Readers for real storage-benchmark output: fio, vdbench, sysbench, ioping, iostat and IOMeter.
+"""Readers for real storage-benchmark output: fio, vdbench, sysbench, ioping, iostat (and sar),
+IOMeter and CrystalDiskMark, and tables of measured points.
 
 Every reader returns the simulator's own types, in SI units (seconds, bytes, bytes/s, IOPS,
 utilisation as a fraction), so a measured curve overlays a simulated one without conversion:
@@ -19,6 +20,7 @@ ioping          :func:`read_ioping`                         Curve (one point per
 iostat          :func:`read_iostat`                         DataFrame (device x report)
 iometer         :func:`read_iometer`                        Curve
 table           :func:`read_table` (a CSV of points)        Curve
+diskmark        :func:`read_diskmark` (CrystalDiskMark)     Curve (one point per test line)
 ==============  ==========================================  ==================================
 
 :func:`read` picks the reader from the file's content (and, failing that, its extension).
@@ -57,6 +59,7 @@ __all__ = [
     "read_iostat",
     "read_sysbench",
     "read_table",
+    "read_diskmark",
     "read_vdbench",
     "read_vdbench_parm",
     "summarize_hist_log",
@@ -78,6 +81,7 @@ _LAZY = {
     "iostat_summary": "iostat",
     "read_iostat": "iostat",
     "read_table": "table",
+    "read_diskmark": "diskmark",
     "BlockTraceSummary": "block_summary",
 }
 
@@ -123,6 +127,7 @@ FORMATS = {
     "iostat": _LazyReader("read_iostat"),
     "iometer": read_iometer,
     "table": _LazyReader("read_table"),
+    "diskmark": _LazyReader("read_diskmark"),
 }
 
 _SNIFF_BYTES = 256 * 1024
@@ -153,6 +158,10 @@ _INI_FIO_KEY = re.compile(
 def _sniff(head: str) -> str | None:
     """The format a file's first bytes look like, or None."""
     stripped = head.lstrip()
+    from .diskmark import looks_like_diskmark
+
+    if looks_like_diskmark(head):
+        return "diskmark"
     if "'Target Type," in head or "'Access specifications" in head or "'Test Type" in head:
         return "iometer"
     if '"sysstat"' in head:
