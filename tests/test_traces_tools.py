@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -791,6 +792,35 @@ def test_iometer_errors(tmp_path: Path):
     f.write_text("a,b,c\n")
     with pytest.raises(TraceFormatError, match="IOMeter"):
         read_iometer(f)
+
+
+def test_sysbench_histogram_gives_the_percentiles_it_did_not_print():
+    """--histogram=on: p50/p90/p99/p99.9 from the buckets (the first at or past each share of
+    the events, computed here from the file's rows); the p95 sysbench printed is kept."""
+    path = Path(__file__).resolve().parents[1] / "data" / "measured_sysbench_layouts" / \
+        "histogram.txt"
+    rows = [ln.split("|") for ln in path.read_text().splitlines()
+            if re.match(r"^\s*[\d.]+\s*\|", ln)]
+    buckets = [(float(v), int(bar.split()[-1])) for v, bar in rows]
+    total = sum(c for _, c in buckets)
+
+    def first_past(q: float) -> float:
+        cum = 0
+        for v, c in buckets:
+            cum += c
+            if cum >= q * total:
+                return v * 1e-3
+        raise AssertionError("no bucket")
+
+    (r,) = read_sysbench(path)
+    printed = re.search(r"95th percentile:\s*([\d.]+)", path.read_text())
+    assert r.lat_p95_s == approx(float(printed.group(1)) * 1e-3)
+    for q, attr in ((0.5, "lat_p50_s"), (0.9, "lat_p90_s"), (0.99, "lat_p99_s"),
+                    (0.999, "lat_p999_s")):
+        assert getattr(r, attr) == approx(first_past(q)), attr
+    assert r.lat_p50_s < r.lat_mean_s * 1.5 and r.lat_p99_s > r.lat_p95_s
+    assert "histogram" in r.extra["percentiles_from"]
+    assert total == pytest.approx(r.ios, rel=0.01)  # the histogram counts the run's events
 
 
 # ------------------------------------------------------------------------------------------

@@ -83,6 +83,7 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
     block: dict | None = None
     lat_ms: dict = {}
     in_latency = False
+    hist: list[tuple[float, int]] | None = None  # --histogram=on: printed before its block
 
     def finish() -> None:
         nonlocal block, lat_ms
@@ -101,6 +102,15 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
             continue
         if line.startswith(("WARNING", "(last message repeated")):
             continue
+        if line.startswith("Latency histogram"):
+            hist = []
+            continue
+        if hist is not None and block is None:
+            m = _RE_HIST_ROW.match(line)
+            if m:
+                hist.append((num(m.group(1), path, i, "histogram value", nonneg=True),
+                             int(m.group(2))))
+                continue
         for rx, key in (
             (_RE_THREADS, "threads"),
             (_RE_TX_RATE, "tx_rate"),
@@ -129,7 +139,8 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
             if m:
                 if block is None or block.get("style") != "1.0" or m.group(1) in block:
                     finish()
-                    block = {"line": i, "style": "1.0"}
+                    block = {"line": i, "style": "1.0", "hist": hist or []}
+                    hist = None
                 block[m.group(1)] = num(m.group(2), path, i, f"{m.group(1)}/s", nonneg=True)
                 continue
             if block is None:
@@ -174,6 +185,34 @@ def read_sysbench(path: str | os.PathLike) -> Curve:
             "'File operations:' blocks); found none",
         )
     return Curve(points, label=source)
+
+
+#: a --histogram=on row: "0.062 |************  164" (the bucket's value in ms, its count)
+_RE_HIST_ROW = re.compile(r"^([\d.]+)\s*\|[*\s]*?(\d+)$")
+
+
+def _histogram_percentiles(res: Results, hist: list[tuple[float, int]], extra: dict) -> None:
+    """p50 .. p99.9 from the latency histogram sysbench printed (``--histogram=on``), each
+    the first bucket at or past its share of the events; a percentile sysbench printed itself
+    (``--percentile``) is kept."""
+    total = sum(c for _, c in hist)
+    if total <= 0:
+        return
+    cum, filled = 0, []
+    for q, attr in ((0.50, "lat_p50_s"), (0.90, "lat_p90_s"), (0.95, "lat_p95_s"),
+                    (0.99, "lat_p99_s"), (0.999, "lat_p999_s")):
+        if getattr(res, attr) is not None:
+            continue
+        cum = 0
+        for value, count in hist:
+            cum += count
+            if cum >= q * total:
+                setattr(res, attr, value * 1e-3)
+                filled.append(attr)
+                break
+    if filled:
+        extra["percentiles_from"] = (f"the latency histogram ({total:,} events; buckets of "
+                                     f"about 1.8 %): {', '.join(filled)}")
 
 
 def _to_results(block: dict, lat_ms: dict, setup: dict, source: str, path) -> Results:
@@ -224,6 +263,8 @@ def _to_results(block: dict, lat_ms: dict, setup: dict, source: str, path) -> Re
                       ("p99", "lat_p99_s"), ("p99.9", "lat_p999_s")):
         if key in lat_ms:
             setattr(res, attr, lat_ms[key] * 1e-3)
+    if block.get("hist"):
+        _histogram_percentiles(res, block["hist"], extra)
     other = {k[1:]: v * 1e-3 for k, v in lat_ms.items() if k.startswith("p")}
     if other:  # every percentile sysbench printed (--percentile=N), as fio's percentiles_s
         extra["percentiles_s"] = other
