@@ -553,6 +553,14 @@ FIT_SETS: tuple[FitSet, ...] = (
               "random reads, O_DIRECT, threads 1..32 on two vCPUs, on the KVM virtio disk "
               "(held-out data, another tool)",
               "measured_kvm_virtio_sysbench/rndrd-4k-direct-threads*.txt", over="thread counts"),
+    _measured("zram-qd", "data/measured_zram: fio 4 KiB randread, libaio, QD 1..64, on a "
+              "compressed RAM disk (zram: the submitting CPU does each request's work), a kind "
+              "of device the models were never shown (held-out data)",
+              "measured_zram/randread-4k-qd*.json", (("ioengine", "libaio"),)),
+    _measured("zram-psync", "data/measured_zram: fio 4 KiB randread, psync, numjobs 1..16 on "
+              "two vCPUs, on the zram disk (held-out data)",
+              "measured_zram/randread-4k-psync-numjobs*.json", (("ioengine", "psync"),),
+              over="job counts"),
     FitSet("mx200", "Crucial MX200 SATA SSD behind an HP Smart Array, fio 4 KiB randread, "
            "QD 1..64 (louwrentius/fio-plot)", ("fio-json/fio31-mx200-randread-qd??-nj1.json",),
            root="corpus"),
