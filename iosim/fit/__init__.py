@@ -788,6 +788,7 @@ def _diagnose(model: str, names: list[str], values: dict[str, float], base: Stac
     spread = checks.spread_of(pts)
     warnings.extend(checks.sweep_shape(pts, *spread))
     warnings.extend(checks.host_cpu(pts, spread[0]))
+    warnings.extend(checks.rare_long_waits(pts))
     warnings.extend(checks.implausible(model, values, _fmt))
     warnings.extend(checks.host_cap(values, train, _fmt))
     warnings.extend(checks.assumed_span(model, train, base))
