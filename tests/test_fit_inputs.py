@@ -235,6 +235,9 @@ def test_a_semicolon_table_with_decimal_commas(tmp_path):
      "name the column 'Block size (KiB)' or bs_bytes"),
     ("Queue depth,IOPS,lat_mean_ms\n1.5,10000,0.1\n",
      "t.csv:2: column 'Queue depth' must be a whole number >= 1 (got '1.5')"),
+    ("QD,IOPS (k),lat_mean_ms\n1,10,0.1\n",
+     "t.csv:1: column 'IOPS (k)' reads as iops, a count, but its name carries a unit "
+     "(IOPS (k)): give plain numbers"),
 ])
 def test_a_table_column_without_its_unit_is_refused_in_one_line(tmp_path, table, message):
     from iosim.traces import TraceFormatError, read

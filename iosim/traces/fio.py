@@ -732,7 +732,8 @@ _RE_JOB = re.compile(
     r"^(?P<name>\S.*?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
 )
 _RE_DIR3 = re.compile(
-    r"^\s*(?P<dir>read|write|trim|mixed)\s*:\s*IOPS=(?P<iops>[\d.]+[kKmM]?),\s*BW=(?P<bw>[\d.]+\S*?/s)"
+    r"^\s*(?P<dir>read|write|trim|mixed)\s*:\s*IOPS=(?P<iops>[\d.]+[kKmM]?),\s*"
+    r"BW=(?P<bw>[\d.]+\S*?/s)"
     r"(?:\s*\([^)]*\))?\s*\((?P<io>[^/()]+)/(?P<rt>\d+)msec\)"
 )
 _RE_DIR2 = re.compile(
@@ -878,6 +879,8 @@ def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Repor
                 rep = new_report()
             elif client_mode:  # each client's jobs follow the one before's summary; with
                 # --status-interval a job's later report (same pid) replaces its earlier one
+                # (two clients' jobs with one pid would be taken for one job: the text does
+                # not name the host of a job's report; the JSON output does)
                 pid = _pid_of(line)
                 rep.jobs = [j for j in rep.jobs if pid is None or j.pid != pid]
             elif rep.summarised:  # jobs again after the summary, with no definitions: fio
@@ -1100,7 +1103,6 @@ def _parse_issued(rest: str) -> dict:
 # terse (--minimal) output, versions 2 to 5
 # ------------------------------------------------------------------------------------------
 
-_TERSE_BASE = 121  # fields of a v3 line without disk statistics
 _TERSE_DIR = 41  # fields of one direction (v5 adds 6: bandwidth samples, IOPS statistics)
 _TERSE_TAIL = 34  # CPU (5), I/O depths (7), latency buckets in us (10) and in ms (12)
 

@@ -152,6 +152,8 @@ def _role(col: str, where: str) -> tuple[str, float] | None:
     to keep as a parameter. A time, rate or fraction without its unit is refused."""
     base, unit = _split_unit(col)
     name = _words(base)
+    if name == "" and (unit is None or unit[0] != "rate"):
+        return None  # a bare unit names a quantity only when it is a rate ("MB/s")
     if name in _NAMES:
         target, kind = _NAMES[name]
     else:
@@ -160,6 +162,9 @@ def _role(col: str, where: str) -> tuple[str, float] | None:
             return None
         target, kind = _P[m.group("p")], "time"
     if kind is None:
+        if unit is not None:  # "IOPS (k)": a count in thousands is not read as a count
+            raise TableError(where, None, f"column {col!r} reads as {target}, a count, but "
+                             f"its name carries a unit ({col.strip()}): give plain numbers")
         return target, 1.0
     if kind == "size":  # each cell may carry its own unit (4k); a header unit scales numbers
         return target, unit[1] if unit and unit[0] == "size" else 0.0
