@@ -1037,6 +1037,7 @@ _PARSE_PARAMS = (
     ("rw", "rw"),
     ("block_size_bytes", "bs"),
     ("bssplit", "bssplit"),
+    ("bs_varies", "sizes"),
     ("iodepth", "iodepth"),
     ("numjobs", "numjobs"),
     ("threads", "threads"),

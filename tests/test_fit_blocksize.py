@@ -248,3 +248,29 @@ def test_a_size_split_is_fitted_as_the_sizes_the_run_issued():
                                                             (65536, 0.3))
     assert "its weights are fitted as given" in notes[0]
 
+
+
+@pytest.mark.parametrize("name", ["bsrange.json", "bsrange-normal.txt",
+                                  "bs-read4k-write64k.json", "bs-read4k-write64k-normal.txt"])
+def test_sizes_that_vary_are_fitted_at_the_mean_size_issued(name):
+    """A range (bsrange=4k-64k) or reads and writes of different sizes (bs=4k,64k in a mix)
+    have no one size: the reader says so (it took the range's low end, or the read size,
+    before) and the fit uses the bytes per I/O the run issued, with a note."""
+    from iosim.fit.points import _workload_of
+    from iosim.traces import read
+
+    (r,) = read(LAYOUTS / name)
+    assert "block_size_bytes" not in r.params and r.params["bs_varies"].startswith(
+        ("bsrange=", "bs="))
+    notes: list[str] = []
+    wl = _workload_of(r, None, "p0", notes)
+    issued = r.bandwidth_Bps / r.iops
+    assert abs(wl.block_size_bytes - issued) <= 256  # to the 512-byte sector
+    assert 4096 < issued < 65536
+    assert notes == [f"p0: the I/O sizes vary ({r.params['bs_varies']}): fitted at the mean "
+                     f"size the run issued, {issued / 1024:.4g} KiB per I/O (bytes / I/Os)"]
+    if "write64k" in name:  # reads 4 KiB, writes 64 KiB: the JSON says so per direction
+        if name.endswith(".json"):
+            job = json.loads((LAYOUTS / name).read_text())["jobs"][0]
+            assert job["read"]["io_bytes"] / job["read"]["total_ios"] == 4096
+            assert job["write"]["io_bytes"] / job["write"]["total_ios"] == 65536

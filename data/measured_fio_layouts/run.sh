@@ -18,6 +18,13 @@ fio $JOB --unified_rw_reporting=both > both-normal.txt
 # a size split (bs=4k beside it is not used); fio's random map turns away 64k blocks once
 # room for them is scarce in the 64 MiB file, so fewer than half the I/Os are 64k
 fio $JOB --bssplit=4k/50:64k/50 --output-format=json > bssplit.json
+# sizes that vary otherwise: a range, and reads and writes of different sizes
+RANGE="--name=range --filename=$F --size=64M --direct=1 --rw=randread --bsrange=4k-64k \
+     --iodepth=4 --ioengine=libaio --runtime=1 --time_based"
+fio $RANGE --output-format=json > bsrange.json
+fio $RANGE > bsrange-normal.txt
+fio $JOB --bs=4k,64k --output-format=json > bs-read4k-write64k.json
+fio $JOB --bs=4k,64k > bs-read4k-write64k-normal.txt
 
 # client/server mode: a fio server on this machine, reached as two clients (localhost and
 # 127.0.0.1), with and without --status-interval; one client with numjobs=2

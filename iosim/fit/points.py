@@ -219,6 +219,7 @@ def _workload_of(r: Results, base: Workload | None, where: str,
     if "qd" in p and "iodepth" not in p:
         p["iodepth"] = p["qd"]
         p.setdefault("numjobs", 1)
+    _issued_size(r, p, where, notes if notes is not None else [])
     d = base.to_dict() if base is not None else Workload().to_dict()
     if "block_size_bytes" in p:
         d.pop("bssplit", None)
@@ -251,6 +252,22 @@ def _workload_of(r: Results, base: Workload | None, where: str,
         raise SpecError(f"{where}: {exc}") from None
     return _issued_split(wl, r, where, notes if notes is not None else []) \
         if "bssplit" in p else wl
+
+
+def _issued_size(r: Results, p: dict, where: str, notes: list[str]) -> None:
+    """A job whose I/Os have no one size (fio ``bsrange``, ``bs=4k-64k``, or different read
+    and write sizes in a mix): fitted at the mean size the run issued (its bytes / its I/Os),
+    said in a note; refused when the file does not give both."""
+    if "bs_varies" not in p or "block_size_bytes" in p:
+        return
+    bw, iops = _f(getattr(r, "bandwidth_Bps", None)), _f(getattr(r, "iops", None))
+    if not bw or not iops:
+        raise SpecError(f"{where}: its sizes vary ({p['bs_varies']}) and the file gives no "
+                        "bytes per I/O to fit them by: give a table with a bs_bytes column")
+    size = bw / iops
+    p["block_size_bytes"] = max(512.0, round(size / 512) * 512)
+    notes.append(f"{where}: the I/O sizes vary ({p['bs_varies']}): fitted at the mean size "
+                 f"the run issued, {size / 1024:.4g} KiB per I/O (bytes / I/Os)")
 
 
 def _issued_split(wl: Workload, r: Results, where: str, notes: list[str]) -> Workload:

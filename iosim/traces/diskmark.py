@@ -40,8 +40,9 @@ _RE_MIX = re.compile(r"Read\s*(?P<r>\d+(?:\.\d+)?)\s*%", re.I)
 
 
 def looks_like_diskmark(head: str) -> bool:
-    return ("CrystalDiskMark" in head or "KDiskMark" in head
-            or any(_RE_TEST.match(line) for line in head.splitlines()[:80]))
+    """A test line ("SEQ 1MiB (Q= 8, T= 1): ...") among the first lines: the tools' names
+    alone do not tell (a text about them names them too)."""
+    return any(_RE_TEST.match(line) for line in head.splitlines()[:80])
 
 
 def _tool(lines: list[str]) -> str | None:

@@ -97,6 +97,23 @@ def _rw_mode(value) -> str | None:
     return {"readwrite": "rw", "randrw": "randrw"}.get(rw, rw) or None
 
 
+def _varying_sizes(opts: dict, rw: str | None) -> str | None:
+    """The job's size option when its I/Os do not share one size, else None: a range
+    (``bsrange=4k-64k``, ``bs=4k-64k``) or, for a job that reads and writes, a read size and a
+    write size that differ (``bs=4k,64k``)."""
+    rng = opts.get("bsrange") or opts.get("blocksize_range")
+    if rng:
+        return f"bsrange={rng}"
+    text = str(opts.get("bs", opts.get("blocksize")) or "")
+    parts = [q.strip() for q in text.split(",") if q.strip()]
+    if any("-" in q and len({_first_size(x) for x in q.split("-")}) > 1 for q in parts):
+        return f"bs={text}"
+    both = rw in ("rw", "randrw", "readwrite", "trimwrite")
+    if both and len(parts) > 1 and _first_size(parts[0]) != _first_size(parts[1]):
+        return f"bs={text} (reads, writes)"
+    return None
+
+
 def _first_size(value) -> float | None:
     """fio bs values: "4k", "4k,64k" (read,write), "4k-64k" (a range: its lower end)."""
     if value is None or value == "":
@@ -124,8 +141,11 @@ def _params_from_options(opts: dict) -> dict:
     if rw:
         p["rw"] = rw
     bs = _first_size(opts.get("bs", opts.get("blocksize")))
+    varies = opts.get("bs_varies") or _varying_sizes(opts, rw)
     if opts.get("bssplit"):  # fio issues the split's sizes: a bs beside it is not used
         p["bssplit"] = str(opts["bssplit"])
+    elif varies:  # no one size: the fit takes the bytes per I/O the run issued
+        p["bs_varies"] = varies
     elif bs:
         p["block_size_bytes"] = bs
     span = _first_size(opts.get("size"))  # the region the job's offsets fall in
@@ -788,6 +808,19 @@ def _pid_of(line: str) -> str | None:
     return m.group(1) if m else None
 
 
+def _def_sizes_vary(bs: str, rw: str) -> bool:
+    """True when a job definition line's sizes are not one size: a range (4096B-65536B), or
+    a read size and a write size that differ for a job that does both."""
+    pairs = re.findall(r"([\d.]+[KkMmGgTt]?i?B?)-([\d.]+[KkMmGgTt]?i?B?)", bs)
+    try:
+        sizes = [(parse_size(lo), parse_size(hi)) for lo, hi in pairs]
+    except UnitError:
+        return False
+    if any(lo != hi for lo, hi in sizes[:2]):
+        return True
+    return rw in ("rw", "randrw", "readwrite") and len(sizes) > 1 and sizes[0] != sizes[1]
+
+
 def _bs_from_def(bs: str, rw: str) -> float | None:
     """bs=(R) 4096B-4096B, (W) ... | bs=4K-4K/4K-4K/4K-4K -> the block size of the job's
     direction, when fixed."""
@@ -858,9 +891,12 @@ def _scan_text_reports(path: str | os.PathLike, lines: list[str]) -> list[_Repor
             if rep is None or rep.jobs:
                 rep = new_report()
             job, cur_dir, pct_target, in_disk = None, None, None, False
+            rw = _rw_mode(m.group("rw")) or ""
+            varies = _def_sizes_vary(m.group("bs"), rw)
             rep.defs[m.group("name")] = {
                 "rw": _rw_mode(m.group("rw")),
-                "bs": _bs_from_def(m.group("bs"), _rw_mode(m.group("rw")) or ""),
+                "bs": None if varies else _bs_from_def(m.group("bs"), rw),
+                "bs_varies": f"bs={m.group('bs').strip()}" if varies else None,
                 "ioengine": m.group("eng"),
                 "iodepth": int(m.group("qd")),
             }
@@ -975,6 +1011,7 @@ def _text_report_entries(path: str | os.PathLike, r: _Report) -> tuple[list[_Ent
         opts = {
             "rw": d.get("rw"),
             "bs": d.get("bs"),
+            "bs_varies": d.get("bs_varies"),
             "ioengine": d.get("ioengine"),
             "iodepth": d.get("iodepth"),
         }
