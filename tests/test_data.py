@@ -226,3 +226,20 @@ def test_quiet_repeat_of_the_measured_sweep():
             int(row["qd"]), rel=0.10)
     run1 = [float(r["iops"]) for r in rows if r["run"] == "1"]
     assert all(b > a for a, b in zip(run1[:-1], run1[1:], strict=True))  # monotone in the depth
+
+
+LAYOUT_FILES = sorted(p for folder in ("measured_fio_layouts", "measured_iostat_layouts",
+                                       "measured_sysbench_layouts")
+                      for p in (DATA / folder).iterdir()
+                      if p.suffix in (".json", ".txt"))
+
+
+@pytest.mark.parametrize("path", LAYOUT_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_tool_layout_parses(path, capsys):
+    """Each output layout measured for the readers goes through `iosim parse` as it would for
+    a user: exit 0 and a table with a row."""
+    from iosim.cli import main
+
+    assert main(["parse", str(path)]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) >= 2
