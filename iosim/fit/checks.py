@@ -313,11 +313,10 @@ def rare_long_waits(points: Sequence) -> list[str]:
     the mean's, far above the measured ones. Seen on data/measured_zram (psync, 4..16 jobs on
     two CPUs: mean 24 us, p99 4 us): the kernel's scheduler runs each job for a time slice of
     many I/Os, and only the I/O in flight when a job is preempted waits."""
-    hit = []
-    for p in points:
-        mean, p99 = p.measured.get("lat_mean_s"), p.measured.get("lat_p99_s")
-        if mean and p99 and mean > p99 and not p.workload.open_loop:
-            hit.append((p.workload.outstanding, mean, p99))
+    from .points import rare_long_waits as concentrated
+
+    hit = [(p.workload.outstanding, p.measured["lat_mean_s"], p.measured["lat_p99_s"])
+           for p in points if concentrated(p)]
     if not hit:
         return []
     listed = ", ".join(f"{n} ({m * 1e6:.3g} us against {q * 1e6:.3g} us)"
@@ -326,9 +325,10 @@ def rare_long_waits(points: Sequence) -> list[str]:
             f"{'s' if len(hit) > 1 else ''} (outstanding I/Os {listed}): fewer than 1 % of the "
             "I/Os hold most of the waiting, in long waits, where every model of the catalogue "
             "queues in FIFO order and spreads it over them; the means and IOPS still follow, "
-            "the predicted percentiles there are the mean's (such waits come from time "
-            "slices, more threads than CPUs each running for a slice of many I/Os, or from "
-            "stalls: a flush, a garbage collection)"]
+            "the predicted percentiles there are the mean's, and the service variability is "
+            "not fitted to them (such waits come from time slices, more threads than CPUs "
+            "each running for a slice of many I/Os, or from stalls: a flush, a garbage "
+            "collection)"]
 
 
 def host_cpu_pool(points: Sequence, spread: float) -> tuple[float, float, str] | None:

@@ -17,7 +17,7 @@ from ..spec import SpecError
 from ..stack import Stack, apply_overrides
 from .build import _build_stack
 from .catalogue import PARAMETERS, ParamDef, service_means
-from .points import MEAN_METRICS, PCT_METRICS, _f, _iops_of, _Point
+from .points import MEAN_METRICS, PCT_METRICS, _f, _iops_of, _Point, rare_long_waits
 from .result import FitParam, _fmt
 from .surrogate import _Flat, _predict_flat
 
@@ -501,7 +501,10 @@ def _fit_scv(
     """The service scv by simulation against measured percentiles (lognormal service, same
     seed at every evaluation so the objective is smooth in the scv)."""
     d = PARAMETERS["device.service.scv"]
-    targets = [(p, m) for p in train for m in PCT_METRICS if m in p.measured]
+    # a point whose waiting is held by under 1 % of its I/Os has percentiles no family
+    # produces (checks.rare_long_waits): the scv is fitted to the others
+    targets = [(p, m) for p in train for m in PCT_METRICS
+               if m in p.measured and not rare_long_waits(p)]
     if not targets:
         warnings.append(
             "device.service.scv: the points have no latency percentiles, so the service "

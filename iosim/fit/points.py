@@ -505,6 +505,14 @@ def _measured_shape(train: list[_Point], warnings: list[str]) -> Quantiles:
     return Quantiles.of(zip(sorted(pts), times, strict=True))
 
 
+def rare_long_waits(point: _Point) -> bool:
+    """True when the point's measured mean latency exceeds its own 99th percentile: under
+    1 % of its I/Os hold most of the waiting (time slices, stalls), which no family's FIFO
+    queue produces (``checks.rare_long_waits`` says so)."""
+    mean, p99 = point.measured.get("lat_mean_s"), point.measured.get("lat_p99_s")
+    return bool(mean and p99 and mean > p99 and not point.workload.open_loop)
+
+
 def keep_only(curve: Curve | Sequence[Results],
               only: Mapping[str, Sequence[Any]]) -> Curve:
     """The points whose every key of ``only`` has one of its values (keys as for a holdout:
