@@ -274,3 +274,17 @@ def test_sizes_that_vary_are_fitted_at_the_mean_size_issued(name):
             job = json.loads((LAYOUTS / name).read_text())["jobs"][0]
             assert job["read"]["io_bytes"] / job["read"]["total_ios"] == 4096
             assert job["write"]["io_bytes"] / job["write"]["total_ios"] == 65536
+
+
+def test_a_fio_think_time_is_the_workloads_not_the_hosts():
+    """fio --thinktime=100 (microseconds when unitless) at depth 1: the point's workload waits
+    100 us after each completion, so the fitted host overhead is the host's own few us (it
+    took the whole 100 us before, and a stack written with -o carried it)."""
+    from iosim.traces import read_fio_json
+
+    (r,) = read_fio_json(LAYOUTS / "thinktime.json")
+    assert r.params["thinktime_s"] == pytest.approx(100e-6)
+    res = fit(load_curve([LAYOUTS / "thinktime.json"]), model="generic", ios=2000)
+    assert res.params["host.overhead"].value < 30e-6
+    (row,) = res.points
+    assert abs(row["error"]["iops"]) < 5

@@ -25,6 +25,8 @@ fio $RANGE --output-format=json > bsrange.json
 fio $RANGE > bsrange-normal.txt
 fio $JOB --bs=4k,64k --output-format=json > bs-read4k-write64k.json
 fio $JOB --bs=4k,64k > bs-read4k-write64k-normal.txt
+# a depth-1 job that waits 100 us (fio: microseconds when unitless) after each completion
+fio $JOB --iodepth=1 --thinktime=100 --output-format=json > thinktime.json
 
 # client/server mode: a fio server on this machine, reached as two clients (localhost and
 # 127.0.0.1), with and without --status-interval; one client with numjobs=2

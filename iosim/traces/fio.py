@@ -135,6 +135,17 @@ def open_loop_rate(read_cap: float | None, write_cap: float | None, read_fractio
     return min(limits) * jobs if limits else None
 
 
+def _think_s(opts: dict) -> float | None:
+    """fio's ``thinktime`` in seconds (microseconds when it has no unit, as in fio)."""
+    text = str(opts.get("thinktime") or "").strip()
+    if not text:
+        return None
+    try:
+        return float(text) * 1e-6 if _is_float(text) else parse_time(text)
+    except (UnitError, ValueError):
+        return None
+
+
 def _params_from_options(opts: dict) -> dict:
     p: dict = {}
     rw = _rw_mode(opts.get("rw", opts.get("readwrite")))
@@ -172,6 +183,12 @@ def _params_from_options(opts: dict) -> dict:
             p["iodepth_requested"] = qd
             qd = 1
         p["iodepth"] = qd
+    think = _think_s(opts)
+    if think and (p.get("iodepth") or 1) == 1 and (_opt_int(opts, "thinktime_blocks") or 1) == 1:
+        # the job waits this long after each completion: a depth-1 job's think time (with
+        # more in flight fio stalls the whole job every thinktime_blocks I/Os, which the
+        # workload's per-slot think time is not; then the fit's host overhead takes it)
+        p["thinktime_s"] = think
     mix = _opt_int(opts, "rwmixread")
     if mix is None and _opt_int(opts, "rwmixwrite") is not None:
         mix = 100 - _opt_int(opts, "rwmixwrite")
