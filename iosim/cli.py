@@ -991,8 +991,11 @@ def cmd_fit(args) -> int:
         raise SpecError(f"iosim fit is not available in this installation yet ({exc})") from None
     for f in args.files:
         _existing_file(f)
+    if args.spanning and args.holdout:
+        raise SpecError("fit: --spanning chooses the held-out points itself; give it or "
+                        "--holdout, not both")
     holdout = _parse_vary(args.holdout, "--holdout") if args.holdout else None
-    kw: dict = {}
+    kw: dict = {"spanning": True} if args.spanning else {}
     if args.only:
         kw["only"] = _parse_vary(args.only, "--only")
     if args.params:
@@ -1645,6 +1648,13 @@ def _add_fit_parser(sub) -> None:
         metavar="KEY=v,...",
         help="points held out for prediction, e.g. workload.iodepth=32,64, numjobs=16,32, "
         "bs=8k,16k or rwmixread=70,30 (repeatable)",
+    )
+    sp.add_argument(
+        "--spanning",
+        action="store_true",
+        help="the validation protocol: fit on the lowest, the middle and the highest value of "
+        "what the sweep varies (depth, jobs, block size, read share or rate) and predict the "
+        "others (instead of --holdout)",
     )
     sp.add_argument(
         "--only",

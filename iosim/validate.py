@@ -35,6 +35,7 @@ import numpy as np
 
 from . import presets
 from .fit import fit, load_curve, read_table
+from .fit.spanning import spanning_depths, spanning_values
 from .results import Results
 from .simulate import simulate
 from .spec import SpecError
@@ -599,30 +600,6 @@ NOT_SWEEPS = {
     "e09_dd_iostat": "E9: single runs of different workloads (reproduction above)",
     "e10_cloud_fio": "E10: three workloads at one depth (reproduction above)",
 }
-
-
-def spanning_depths(depths: Sequence[int]) -> list[int]:
-    """The lowest depth, the one nearest the geometric middle of lowest and highest (the higher
-    on a tie), and the highest."""
-    ds = sorted(set(int(d) for d in depths))
-    if len(ds) <= 3:
-        return ds
-    lo, hi = ds[0], ds[-1]
-    mid_log = 0.5 * (math.log(lo) + math.log(hi))
-    inner = ds[1:-1]
-    mid = min(inner, key=lambda d: (round(abs(math.log(d) - mid_log), 9), -d))
-    return [lo, mid, hi]
-
-
-def spanning_values(values: Sequence[float], x: str = "") -> list[float]:
-    """The training values of a sweep of ``x``: :func:`spanning_depths` for depths and block
-    sizes (geometric middle); for a read share the lowest, the one nearest the arithmetic
-    middle and the highest."""
-    vs = sorted(set(values))
-    if x != "rwmixread" or len(vs) <= 3:
-        return [float(v) for v in spanning_depths([int(v) for v in vs])]
-    mid = min(vs[1:-1], key=lambda v: (abs(v - (vs[0] + vs[-1]) / 2), -v))
-    return [vs[0], mid, vs[-1]]
 
 
 def _x_value(p: dict, key: str) -> float:

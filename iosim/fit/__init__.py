@@ -820,10 +820,14 @@ def run_cli(
     fmt: str = "auto",
     output: str | None = None,
     only: dict[str, list[str]] | None = None,
+    spanning: bool = False,
 ) -> int:
-    """``iosim fit FILE... --model M [--only KEY=v,...] [--holdout KEY=v,...] [--shape S]
-    [--json] [-o F.toml]``:
+    """``iosim fit FILE... --model M [--only KEY=v,...] [--holdout KEY=v,... | --spanning]
+    [--shape S] [--json] [-o F.toml]``:
     print the fit (and write the calibrated stack to ``output``), return 0.
+
+    ``spanning``: hold out every value of what the sweep varies but its lowest, middle and
+    highest (:mod:`iosim.fit.spanning`), said in one line first.
 
     ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
     and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
@@ -833,6 +837,12 @@ def run_cli(
         from .points import keep_only
 
         curve = keep_only(curve, only)
+    if spanning:
+        from .spanning import describe, spanning_holdout
+
+        key, train, held = spanning_holdout(curve)
+        holdout = {key: held}
+        print(describe(key, train, held), file=sys.stderr if as_json else sys.stdout)
     res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed,
               shape=shape)
     if as_json:

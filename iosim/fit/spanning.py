@@ -1,0 +1,110 @@
+"""The spanning protocol: fit a sweep on three of its points and predict the others.
+
+A measured sweep varies one thing (the depth, the jobs, the block size, the read share, or an
+open loop's arrival rate). The protocol of ``iosim validate`` (and of issue 13's "how we will
+know") trains a model on the lowest value, the one nearest the middle (geometric for depths,
+jobs, sizes and rates; arithmetic for a read share) and the highest, and holds every other
+value out as a prediction: interpolation between measured points, which is how a fitted stack
+is used for what-if. ``iosim fit FILES --spanning`` runs it on any sweep (:func:`spanning_holdout`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..spec import SpecError
+
+__all__ = ["spanning_depths", "spanning_values", "swept_key", "spanning_holdout"]
+
+#: what a sweep may vary, in the order that decides when several vary: an open loop's rate,
+#: the block size (a size sweep may repeat at a few depths), the read share, the jobs, the depth
+SWEPT = ("rate_iops", "bs", "rwmixread", "numjobs", "iodepth")
+
+_WHAT = {"rate_iops": "arrival rates", "bs": "block sizes", "rwmixread": "read shares",
+         "numjobs": "job counts", "iodepth": "depths"}
+
+
+def spanning_depths(depths: Sequence[int]) -> list[int]:
+    """The lowest depth, the one nearest the geometric middle of lowest and highest (the higher
+    on a tie), and the highest."""
+    ds = sorted(set(int(d) for d in depths))
+    if len(ds) <= 3:
+        return ds
+    lo, hi = ds[0], ds[-1]
+    mid_log = 0.5 * (math.log(lo) + math.log(hi))
+    inner = ds[1:-1]
+    mid = min(inner, key=lambda d: (round(abs(math.log(d) - mid_log), 9), -d))
+    return [lo, mid, hi]
+
+
+def spanning_values(values: Sequence[float], x: str = "") -> list[float]:
+    """The training values of a sweep of ``x``: :func:`spanning_depths` for depths and block
+    sizes (geometric middle); for a read share the lowest, the one nearest the arithmetic
+    middle and the highest."""
+    vs = sorted(set(values))
+    if x != "rwmixread" or len(vs) <= 3:
+        return [float(v) for v in spanning_depths([int(v) for v in vs])]
+    mid = min(vs[1:-1], key=lambda v: (abs(v - (vs[0] + vs[-1]) / 2), -v))
+    return [vs[0], mid, vs[-1]]
+
+
+def _value(params: dict, key: str) -> float | None:
+    """The point's value of a swept ``key`` (as ``iosim validate`` reads it), None if absent."""
+    if key == "bs":
+        v = params.get("block_size_bytes")
+    elif key == "rwmixread":
+        v = params.get("rwmixread", 100.0)
+    elif key in ("numjobs", "iodepth"):
+        v = params.get(key, 1)
+    else:
+        v = params.get(key)
+    try:
+        return None if v is None else float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def swept_key(points: Sequence) -> str:
+    """What the sweep varies: the first key of :data:`SWEPT` with more than one value among
+    the points (``Results``), as ``iosim validate`` takes it."""
+    for key in SWEPT:
+        vals = {_value(p.params or {}, key) for p in points}
+        vals.discard(None)
+        if len(vals) > 1:
+            return key
+    raise SpecError("fit --spanning: the points do not vary the depth, the jobs, the block "
+                    "size, the read share or the arrival rate: there is no sweep to span")
+
+
+def spanning_holdout(curve) -> tuple[str, list[float], list[float]]:
+    """(swept key, its training values, its held-out values) for ``curve`` (a ``Curve`` or a
+    list of ``Results``): the spanning protocol's split. A sweep of three values or fewer has
+    nothing left to predict: one clear error."""
+    points = list(curve.points if hasattr(curve, "points") else curve)
+    key = swept_key(points)
+    values = sorted({v for p in points if (v := _value(p.params or {}, key)) is not None})
+    if len(values) < 4:
+        shown = ", ".join(f"{v:g}" for v in values)
+        raise SpecError(f"fit --spanning: the sweep has {len(values)} {_WHAT[key]} ({shown}); "
+                        "the protocol trains on three and predicts the rest, so it needs four "
+                        "or more")
+    train = spanning_values(values, key)
+    held = [v for v in values if v not in train]
+    return key, train, held
+
+
+def describe(key: str, train: Sequence[float], held: Sequence[float]) -> str:
+    """One line saying what the protocol fits on and what it predicts."""
+    def text(v: float) -> str:
+        if key == "bs":  # as --holdout bs= takes it: 4k, 1m
+            for unit, mult in (("g", 2**30), ("m", 2**20), ("k", 1024)):
+                if v >= mult and v % mult == 0:
+                    return f"{int(v // mult)}{unit}"
+        return f"{v:g}"
+
+    middle = "the one nearest the middle" if key == "rwmixread" else \
+        "the one nearest the geometric middle"
+    return (f"spanning protocol: fitted on {key} {', '.join(text(v) for v in train)} (the "
+            f"lowest, {middle}, the highest); predicting {key} "
+            f"{', '.join(text(v) for v in held)}")

@@ -1,0 +1,79 @@
+"""``iosim fit --spanning``: the validation protocol (fit on three spanning values, predict the
+rest) on any sweep, with the split ``iosim validate`` makes."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from iosim.cli import main
+from iosim.fit import load_curve
+from iosim.fit.spanning import spanning_depths, spanning_holdout, spanning_values, swept_key
+from iosim.spec import SpecError
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def _table(tmp_path, name, header, rows):
+    f = tmp_path / name
+    f.write_text(header + "\n" + "\n".join(",".join(map(str, r)) for r in rows) + "\n")
+    return f
+
+
+def test_the_split_is_lowest_geometric_middle_highest():
+    assert spanning_depths([1, 2, 4, 8, 16, 32, 64]) == [1, 8, 64]
+    assert spanning_depths([64, 1, 16, 4]) == [1, 16, 64]  # 8 is the middle: 4 and 16 tie, higher
+    assert spanning_values([0, 30, 50, 70, 100], "rwmixread") == [0, 50, 100]
+
+
+def test_the_swept_key_and_its_held_values_for_a_depth_sweep():
+    curve = load_curve(sorted((DATA / "measured_kvm_virtio_quiet").glob("randread-4k-qd*.json")))
+    key, train, held = spanning_holdout(curve)
+    assert key == "iodepth"
+    assert train == [1, 16, 256]
+    assert held == [2, 4, 8, 32, 64, 128]
+
+
+def test_a_size_sweep_at_two_depths_spans_the_sizes():
+    curve = load_curve(sorted((DATA / "measured_kvm_virtio_bs").glob("randread-*.json")))
+    key, train, held = spanning_holdout(curve)
+    assert key == "bs"
+    assert train == [4096, 65536, 1048576]
+    assert len(held) == 6
+
+
+def test_a_jobs_sweep(tmp_path):
+    f = _table(tmp_path, "t.csv", "numjobs,iops,lat_mean_us",
+               [(n, 10000 * n / (1 + 0.1 * n), 100 * (1 + 0.1 * n)) for n in (1, 2, 4, 8, 16)])
+    key, train, held = spanning_holdout(load_curve([f]))
+    assert (key, train, held) == ("numjobs", [1, 4, 16], [2, 8])
+
+
+def test_too_few_values_or_no_sweep_is_one_clear_error(tmp_path):
+    f = _table(tmp_path, "t.csv", "qd,iops,lat_mean_us", [(1, 1000, 1000), (4, 3000, 1333),
+                                                          (16, 4000, 4000)])
+    with pytest.raises(SpecError, match="3 depths .1, 4, 16.; .* needs four or more"):
+        spanning_holdout(load_curve([f]))
+    g = _table(tmp_path, "u.csv", "qd,iops,lat_mean_us", [(4, 3000, 1333)])
+    with pytest.raises(SpecError, match="no sweep to span"):
+        swept_key(load_curve([g]).points)
+
+
+def test_the_cli_gives_the_same_fit_as_the_explicit_holdout(capsys):
+    files = [str(f) for f in sorted((DATA / "measured_kvm_virtio_quiet").glob("randread*.json"))]
+    args = ["fit", *files, "--model", "contention", "--ios", "1500", "--json"]
+    assert main([*args, "--spanning"]) == 0
+    out = capsys.readouterr()
+    assert out.err.startswith("spanning protocol: fitted on iodepth 1, 16, 256")
+    spanning = json.loads(out.out)
+    assert main([*args, "--holdout", "iodepth=2,4,8,32,64,128"]) == 0
+    explicit = json.loads(capsys.readouterr().out)
+    assert spanning["mape_by_set"] == explicit["mape_by_set"]
+    assert [p["set"] for p in spanning["points"]].count("holdout") == 6
+
+
+def test_spanning_and_holdout_together_are_refused(capsys):
+    f = str(DATA / "measured_kvm_virtio_quiet" / "randread-4k-qd1.json")
+    assert main(["fit", f, "--spanning", "--holdout", "iodepth=2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "--spanning" in err and "\n" not in err
