@@ -77,3 +77,21 @@ def test_spanning_and_holdout_together_are_refused(capsys):
     assert main(["fit", f, "--spanning", "--holdout", "iodepth=2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "--spanning" in err and "\n" not in err
+
+
+def test_a_grid_spans_what_it_varies_most(tmp_path):
+    rows = [(qd, nj, 1000 * qd * nj / (1 + 0.05 * qd * nj), 1000 * (1 + 0.05 * qd * nj))
+            for nj in (1, 4) for qd in (1, 2, 4, 8, 16, 32, 64)]
+    f = _table(tmp_path, "grid.csv", "qd,numjobs,iops,lat_mean_us", rows)
+    key, train, held = spanning_holdout(load_curve([f]))
+    assert (key, train, held) == ("iodepth", [1, 8, 64], [2, 4, 16, 32])
+
+
+def test_a_grids_points_are_named_by_jobs_and_depth(tmp_path, capsys):
+    rows = [(qd, nj, 1000 * qd * nj / (1 + 0.05 * qd * nj), 1000 * (1 + 0.05 * qd * nj))
+            for nj in (1, 4) for qd in (1, 2, 4, 8, 16)]
+    f = _table(tmp_path, "grid.csv", "qd,numjobs,iops,lat_mean_us", rows)
+    assert main(["fit", str(f), "--spanning", "--model", "generic", "--ios", "800"]) == 0
+    out = capsys.readouterr().out
+    assert "jobs x qd" in out
+    assert " 4 x 1 " in out and " 1 x 4 " in out  # both at N = 4, told apart

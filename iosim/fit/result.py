@@ -173,6 +173,10 @@ class FitResult:
                  if len({pt.get(k) for pt in self.points}) > 1]
         cols += [{"block_size_bytes": "bs", "rwmixread": "read %", "rate_iops": "rate"}[k]
                  for k in extra]
+        # a grid of jobs and depths: N alone names two points (4 jobs x 1, 1 job x 4)
+        grid = all(len({pt.get(k) for pt in self.points}) > 1 for k in ("numjobs", "iodepth"))
+        if grid:
+            cols.append("jobs x qd")
         for m in metrics:
             cols += [f"{_short(m)} meas", "pred", "err"]
         rows = []
@@ -182,6 +186,8 @@ class FitResult:
             row += [show_size(pt[k]) if k == "block_size_bytes" else
                     "-" if pt.get(k) is None else
                     _fmt(pt[k], "iops") if k == "rate_iops" else f"{pt[k]:g}" for k in extra]
+            if grid:
+                row.append(f"{pt.get('numjobs')} x {pt.get('iodepth')}")
             for m in metrics:
                 unit = "iops" if m == "iops" else "s"
                 meas, pred = pt["measured"].get(m), pt["predicted"].get(m)

@@ -66,13 +66,17 @@ def _value(params: dict, key: str) -> float | None:
 
 
 def swept_key(points: Sequence) -> str:
-    """What the sweep varies: the first key of :data:`SWEPT` with more than one value among
-    the points (``Results``), as ``iosim validate`` takes it."""
+    """What the sweep varies: of the keys of :data:`SWEPT` with more than one value among the
+    points (``Results``), the one with the most values, the first in :data:`SWEPT` on a tie (a
+    grid of 7 depths at 2 job counts spans its depths; a size sweep at two depths its sizes)."""
+    counts = []
     for key in SWEPT:
         vals = {_value(p.params or {}, key) for p in points}
         vals.discard(None)
-        if len(vals) > 1:
-            return key
+        counts.append(len(vals))
+    best = max(counts)
+    if best > 1:
+        return SWEPT[counts.index(best)]
     raise SpecError("fit --spanning: the points do not vary the depth, the jobs, the block "
                     "size, the read share or the arrival rate: there is no sweep to span")
 
