@@ -63,6 +63,17 @@ TRACE_ROWS: tuple[TraceRow, ...] = (
              "disksim-validate/quantum-atlas10k-dixtrac.trace", "disksim-validate",
              "hdd-atlas10k", "validate", 0.268e-3,
              "DiskSim 4.0, valid/runvalid: \"QUANTUM_TORNADO (rms should be about 0.268)\""),
+    TraceRow("atlas10k-from-atlas10k",
+             "the same DiskSim validation trace, its stack calibrated on the first half of the "
+             "trace itself without the drive's description (`iosim replay --fit auto`: the "
+             "family, its seek, spindle speed, bus rate, buffer and write cache from the "
+             "measured times; the second half compared; the reference figure is DiskSim's with "
+             "the whole description)",
+             "disksim-validate/quantum-atlas10k-dixtrac.trace", "disksim-validate", "",
+             "validate", 0.268e-3,
+             "DiskSim 4.0, valid/runvalid: \"QUANTUM_TORNADO (rms should be about 0.268)\"",
+             fit_trace_on="disksim-validate/quantum-atlas10k-dixtrac.trace",
+             fit_note="first half of the trace, no drive description"),
     *(TraceRow(f"kvm-trace-{rate // 1000}k-{loop}",
                f"fio 4 KiB randrw 70/30 at Poisson {rate:,} I/O per s on the KVM virtio disk, "
                "every I/O's issue time and latency logged by fio (measured for the project; "
@@ -116,7 +127,8 @@ def _trace_fit(row: TraceRow, root: Path):
     if key not in _TRACE_FITS:
         trace = read_block_trace(root / row.fit_trace_on, iolog=root / row.fit_trace_iolog
                                  if row.fit_trace_iolog else None)
-        _TRACE_FITS[key] = fit_trace(trace, "auto", seed=1)
+        _TRACE_FITS[key] = fit_trace(trace, "auto", seed=1,
+                                     mode="validate" if row.mode == "validate" else "open")
     return _TRACE_FITS[key]
 
 

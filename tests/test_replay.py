@@ -595,3 +595,49 @@ def test_fit_trace_says_when_a_flash_family_fits_a_disks_times():
     tf = fit_trace(slow, "ssd", seed=1, budget=5)
     assert any("a spinning disk's scale, and ssd is a flash family" in n for n in tf.notes)
     assert not any("flash family" in n for n in fit_trace(t, "ssd", seed=1, budget=5).notes)
+
+
+def _disk_trace(n=2000, seed=5):
+    """A disk's trace: a known HDD (10,000 rpm, 5 ms average seek over 20 GB, an 8 MB/s bus,
+    0.2 ms per buffer hit or cached write, a 16-write cache) under Poisson arrivals at 60/s of
+    8 KiB requests: sequential read runs, random reads, random writes (a third each)."""
+    from iosim.fit.build import _build_stack
+    from iosim.fit.catalogue import MODELS
+    from iosim.traces import BlockTrace
+
+    rng = np.random.default_rng(seed)
+    arrival = np.cumsum(rng.exponential(1 / 60, n))
+    kind = rng.integers(0, 3, n)
+    offset = rng.integers(0, 20e9 // 8192, n) * 8192.0
+    for i in range(1, n):
+        if kind[i] == 0 and kind[i - 1] == 0:  # a run goes on where the last read ended
+            offset[i] = offset[i - 1] + 8192.0
+    base = BlockTrace(arrival_s=arrival - arrival[0], offset_bytes=offset,
+                      size_bytes=np.full(n, 8192.0), is_read=kind != 2)
+    truth = _build_stack(MODELS["hdd-ncq"].stack(), {
+        "device.rpm": 10000, "device.avg_seek_s": 5e-3, "device.capacity_bytes": 20e9,
+        "device.interface_Bps": 8e6, "device.hit_overhead_s": 2e-4,
+        "device.write_cache_entries": 16})
+    lat = replay(base, truth, mode="open", seed=seed).latency_s
+    return BlockTrace(arrival_s=base.arrival_s, offset_bytes=base.offset_bytes,
+                      size_bytes=base.size_bytes, is_read=base.is_read, latency_s=lat)
+
+
+def test_a_disk_trace_fit_finds_the_drives_cache_and_bus():
+    """Buffer hits and cached writes answer in a fraction of a millisecond, the rest pay a
+    seek: a disk fitted on the trace takes its write cache, bus rate and hit overhead from the
+    times, and its capacity from the highest address, and predicts the second half."""
+    from iosim.fit.trace import fit_trace
+
+    t = _disk_trace()
+    tf = fit_trace(t, "hdd-ncq", seed=1)
+    assert tf.values["device.write_cache_entries"] == 16
+    assert tf.values["device.capacity_bytes"] >= float(np.max(t.offset_bytes + t.size_bytes))
+    assert tf.values["device.capacity_bytes"] == pytest.approx(20e9, rel=0.01)
+    # one request size: the bus time and the overhead are one sum, the hit's cost
+    hit_s = tf.values["device.hit_overhead_s"] + 8192 / tf.values["device.interface_Bps"]
+    assert hit_s == pytest.approx(2e-4 + 8192 / 8e6, rel=0.15)
+    errors = tf.errors("test")  # the second half, never fitted
+    assert abs(errors["mean_s"]) < 0.05 and abs(errors["p50_s"]) < 0.15
+    assert tf.test["demerit_s"] < 0.1 * tf.test["mean_s"][0]
+    assert any("capacity is the trace's highest address" in n for n in tf.notes)

@@ -282,7 +282,8 @@ class HddDevice(DeviceFamily, Spec):
     kind: ClassVar[str] = "hdd"
     widget_controls: ClassVar[tuple[str, ...]] = ("scheduler",)
     degraded_field: ClassVar[str | None] = None  # no unit count to lower
-    fit_parameters: ClassVar[tuple[FitParameter, ...]] = hdd_fit.DISK_FIT_PARAMETERS
+    fit_parameters: ClassVar[tuple[FitParameter, ...]] = (*hdd_fit.DISK_FIT_PARAMETERS,
+                                                          *hdd_fit.TRACE_DISK_PARAMETERS)
     fit_models: ClassVar[tuple[FitModel, ...]] = (
         FitModel("hdd",
                  "one head (one unit) with a mean positioning + transfer time, plus the host gap",

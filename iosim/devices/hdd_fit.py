@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from .base import FitParameter
 
 __all__ = ["DISK_FIT_PARAMETERS", "DISK_FIT_PARAMS", "DISK_SIZE_PARAMS", "RPM_CHOICES",
+           "TRACE_DISK_PARAMETERS", "TRACE_DISK_PARAMS",
            "fit_floor_s", "fit_overrides", "fit_starts", "typical_seek_s"]
 
 #: the standard spindle speeds (the catalogue's HDD classes: 2.5-inch laptop drives, desktop
@@ -45,6 +46,30 @@ DISK_FIT_PARAMETERS = (
                  "a disk's media rate in its outer zone; the inner zone's keeps its ratio to "
                  "it (fitted when the fitted points' block sizes differ: the transfer term)"),
 )
+
+#: what a block trace's measured response times also tell of a disk (``iosim.fit.trace``):
+#: requests the drive's buffer answers, reads ahead of a sequential reader and writes taken
+#: into its cache, cost the transfer over its bus and a controller overhead, not a seek. Its
+#: capacity is not fitted: it is the trace's highest address (the disk is at least that large)
+TRACE_DISK_PARAMETERS = (
+    FitParameter("device.interface_Bps", 1e6, 2e9, True, False, "B/s",
+                 "the drive's bus transfer rate: a buffer hit or a cached write costs its size "
+                 "over it (a 1990s SCSI bus: a few MB/s; SATA: 600 MB/s)"),
+    FitParameter("device.hit_overhead_s", 1e-6, 5e-3, True, False, "s",
+                 "the drive controller's time for a read answered from its buffer or a write "
+                 "taken into its cache"),
+    FitParameter("device.write_cache_entries", 0.0, 16.0, False, True, "",
+                 "the drive's write-back cache: 0 (off: every write goes to the media) or 16 "
+                 "writes held and destaged later; the data choose",
+                 choices=(0.0, 16.0)),
+    FitParameter("device.capacity_bytes", 1e6, 1e15, True, False, "B",
+                 "the disk's capacity, over which its seek curve spans: the trace's highest "
+                 "address, not fitted"),
+)
+
+#: the parameters a trace fit of a disk adds to the model's (capacity is set, not fitted)
+TRACE_DISK_PARAMS = ("device.interface_Bps", "device.hit_overhead_s",
+                     "device.write_cache_entries")
 
 #: the parameters the ``hdd-ncq`` and ``raid`` models fit by default
 DISK_FIT_PARAMS = ("host.overhead", "device.avg_seek_s", "device.rpm")
@@ -88,6 +113,14 @@ def fit_overrides(disk, values: Mapping[str, float], at: str) -> dict:
         out[f"{at}.media_rate_od_Bps"] = float(rate)
         out[f"{at}.media_rate_id_Bps"] = float(rate) * disk.media_rate_id_Bps \
             / disk.media_rate_od_Bps
+    for key in ("interface_Bps", "capacity_bytes"):
+        if f"device.{key}" in values:
+            out[f"{at}.{key}"] = float(values[f"device.{key}"])
+    if "device.hit_overhead_s" in values:  # a buffer hit's and a cached write's alike
+        out[f"{at}.read_hit_overhead_s"] = out[f"{at}.write_cached_overhead_s"] = \
+            float(values["device.hit_overhead_s"])
+    if "device.write_cache_entries" in values:
+        out[f"{at}.write_cache_entries"] = int(round(values["device.write_cache_entries"]))
     return out
 
 

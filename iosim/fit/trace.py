@@ -17,6 +17,11 @@ in log space where the parameter is logarithmic. A count (units, dies) or a choi
 disk's rpm) is profiled: the rest fitted at each value (powers of two for a count, then the
 best one's neighbours), the best kept.
 
+A disk (``hdd-ncq``, ``raid``) also fits what a trace shows of its buffer and cache: its bus
+rate, one overhead for a buffer hit or a cached write, and its write cache (off or on, profiled
+like the rpm; :data:`iosim.devices.hdd_fit.TRACE_DISK_PARAMETERS`); a single disk's capacity is
+the trace's highest address (:func:`_set_values`), said in a note.
+
 ``model="auto"`` fits each family on the first two thirds of the training part and ranks them
 by the error on its last third (requests none of them was fitted on); the winner is then
 fitted on the whole training part. The held-out part after the split decides nothing.
@@ -29,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..devices.hdd_fit import TRACE_DISK_PARAMS
 from ..spec import SpecError
 from ..stack import Stack
 from .build import _build_stack
@@ -212,19 +218,34 @@ class _Coder:
 # -- the fit of one family -------------------------------------------------------------------
 
 
+def _set_values(name: str, trace) -> dict:
+    """What the trace fixes of a family before any fit: a disk's capacity, the trace's highest
+    address rounded up to a MiB (the seek curve spans it; the disk is at least that large).
+    Not a RAID's: its members hold a share of the addresses each, as its level lays them out."""
+    if name != "hdd-ncq" or not len(trace):
+        return {}
+    end = float(np.max(np.asarray(trace.offset_bytes, float) + np.asarray(trace.size_bytes,
+                                                                          float)))
+    return {"device.capacity_bytes": max(2.0**20 * math.ceil(end / 2.0**20), 1e6)}
+
+
 def _fit_family(name: str, part, scale: _Scale, seed: int, budget: int,
-                mode: str = "open") -> tuple[dict, float, int]:
+                mode: str = "open", set_values: dict | None = None) -> tuple[dict, float, int]:
     """The family's values that best match ``part``'s response times, their loss and the
     evaluations spent. Counts (units, dies) and choices (rpm) are profiled: the continuous
     parameters searched at each value of a grid (powers of two for a count), then at the
-    best count's neighbours; a count is flat between whole numbers, where a simplex stalls."""
+    best count's neighbours; a count is flat between whole numbers, where a simplex stalls.
+    ``set_values`` (:func:`_set_values`) are held as given and returned with the rest."""
     model = MODELS[name]
     base = model.stack()
+    set_values = dict(set_values or {})
     # an open replay issues each request at its recorded time: the host's time between a
     # completion and a job's next issue does not arise
     names = [n for n in model.params if n not in _CLOSED_LOOP_ONLY]
     if _SCV in PARAMETERS and _SCV not in names and name not in _DISK_MODELS:
         names.append(_SCV)
+    if name in _DISK_MODELS:  # a disk's buffer and cache answer some requests
+        names += [n for n in TRACE_DISK_PARAMS if n not in names]
     if np.ptp(part.size_bytes) > 0:
         names += [n for n in model.size_params if n not in names]
     bounds = {n: model.bounds.get(n, (PARAMETERS[n].lo, PARAMETERS[n].hi)) for n in names}
@@ -239,7 +260,7 @@ def _fit_family(name: str, part, scale: _Scale, seed: int, budget: int,
         key = (tuple(sorted(fixed.items())), tuple(np.round(u, 6)))
         if key not in cache:
             try:
-                stack = _build_stack(base, {**coder.values(u), **fixed})
+                stack = _build_stack(base, {**coder.values(u), **fixed, **set_values})
                 cache[key] = _loss(measured, _replayed(part, stack, seed, mode), groups)
             except SpecError:
                 cache[key] = math.inf
@@ -258,7 +279,7 @@ def _fit_family(name: str, part, scale: _Scale, seed: int, budget: int,
             if key not in tried and bounds[n][0] <= w <= bounds[n][1]:
                 tried[key] = _search(objective, {n: float(w)}, len(names), seed, budget)
     fixed_key, (u, loss) = min(tried.items(), key=lambda kv: kv[1][1])
-    return {**coder.values(u), **dict(fixed_key)}, loss, len(cache)
+    return {**coder.values(u), **dict(fixed_key), **set_values}, loss, len(cache)
 
 
 def _search(objective, fixed: dict, d: int, seed: int, budget: int) -> tuple[np.ndarray, float]:
@@ -359,7 +380,8 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
         cut = int(len(train) * 2 / 3)
         part_a = train.head(cut)
         for name in names:
-            values, _, n_eval = _fit_family(name, part_a, scale, seed, budget, mode)
+            values, _, n_eval = _fit_family(name, part_a, scale, seed, budget, mode,
+                                            _set_values(name, trace))
             spent += n_eval
             sim = _replayed(train, _build_stack(MODELS[name].stack(), values), seed, mode)
             lat = np.asarray(train.latency_s, float)
@@ -371,8 +393,13 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
         notes.append(f"auto: {model} wins (RMS log error {candidates[0][2]:.3f} on the last "
                      f"{len(train) - cut:,} requests it fits on, each family fitted on the "
                      f"{cut:,} before them)")
-    values, _, n_eval = _fit_family(model, train, scale, seed, budget, mode)
+    values, _, n_eval = _fit_family(model, train, scale, seed, budget, mode,
+                                    _set_values(model, trace))
     spent += n_eval
+    if "device.capacity_bytes" in values:
+        notes.append(f"the disk's capacity is the trace's highest address, "
+                     f"{values['device.capacity_bytes'] / 1e9:.4g} GB (its seek curve spans "
+                     "it): a trace that touches part of a larger disk fits a seek for that part")
     median = float(np.nanmedian(train.latency_s))
     if model in _FLASH_MODELS and median >= 1e-3:
         notes.append(f"the median response time is {median * 1e3:.3g} ms, a spinning disk's "
