@@ -95,3 +95,23 @@ def test_a_grids_points_are_named_by_jobs_and_depth(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "jobs x qd" in out
     assert " 4 x 1 " in out and " 1 x 4 " in out  # both at N = 4, told apart
+
+
+def test_each_workload_is_split_at_its_own_depths(tmp_path):
+    from iosim.fit.spanning import spanning_split
+
+    reads = [("randread", qd, 1000 * qd / (1 + 0.1 * qd), 1000 * (1 + 0.1 * qd))
+             for qd in (2, 4, 16, 32, 64)]
+    writes = [("randwrite", qd, 500 * qd / (1 + 0.2 * qd), 2000 * (1 + 0.2 * qd))
+              for qd in (1, 2, 8, 32, 64)]
+    f = _table(tmp_path, "rw.csv", "rw,qd,iops,lat_mean_us", reads + writes)
+    curve = load_curve([f])
+    holdout, said = spanning_split(curve)
+    held = sorted((p.params["rw"], p.params["iodepth"])
+                  for i, p in enumerate(curve.points) if i in holdout["_index"])
+    assert held == [("randread", 4), ("randread", 32), ("randwrite", 2), ("randwrite", 32)]
+    assert "randread: iodepth 2, 16, 64, predicting 4, 32" in said
+    assert "randwrite: iodepth 1, 8, 64, predicting 2, 32" in said
+    # one workload: the split by value, as iosim validate makes it
+    one = _table(tmp_path, "one.csv", "rw,qd,iops,lat_mean_us", reads)
+    assert spanning_split(load_curve([one]))[0] == {"iodepth": [4.0, 32.0]}

@@ -838,11 +838,10 @@ def run_cli(
 
         curve = keep_only(curve, only)
     if spanning:
-        from .spanning import describe, spanning_holdout
+        from .spanning import spanning_split
 
-        key, train, held = spanning_holdout(curve)
-        holdout = {key: held}
-        print(describe(key, train, held), file=sys.stderr if as_json else sys.stdout)
+        holdout, said = spanning_split(curve)
+        print(said, file=sys.stderr if as_json else sys.stdout)
     res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed,
               shape=shape)
     if as_json:

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from ..spec import SpecError
 
-__all__ = ["spanning_depths", "spanning_values", "swept_key", "spanning_holdout"]
+__all__ = ["spanning_depths", "spanning_values", "swept_key", "spanning_holdout",
+           "spanning_split"]
 
 #: what a sweep may vary, in the order that decides when several vary: an open loop's rate,
 #: the block size (a size sweep may repeat at a few depths), the read share, the jobs, the depth
@@ -81,25 +82,7 @@ def swept_key(points: Sequence) -> str:
                     "size, the read share or the arrival rate: there is no sweep to span")
 
 
-def spanning_holdout(curve) -> tuple[str, list[float], list[float]]:
-    """(swept key, its training values, its held-out values) for ``curve`` (a ``Curve`` or a
-    list of ``Results``): the spanning protocol's split. A sweep of three values or fewer has
-    nothing left to predict: one clear error."""
-    points = list(curve.points if hasattr(curve, "points") else curve)
-    key = swept_key(points)
-    values = sorted({v for p in points if (v := _value(p.params or {}, key)) is not None})
-    if len(values) < 4:
-        shown = ", ".join(f"{v:g}" for v in values)
-        raise SpecError(f"fit --spanning: the sweep has {len(values)} {_WHAT[key]} ({shown}); "
-                        "the protocol trains on three and predicts the rest, so it needs four "
-                        "or more")
-    train = spanning_values(values, key)
-    held = [v for v in values if v not in train]
-    return key, train, held
-
-
-def describe(key: str, train: Sequence[float], held: Sequence[float]) -> str:
-    """One line saying what the protocol fits on and what it predicts."""
+def _values_text(key: str, values: Sequence[float]) -> str:
     def text(v: float) -> str:
         if key == "bs":  # as --holdout bs= takes it: 4k, 1m
             for unit, mult in (("g", 2**30), ("m", 2**20), ("k", 1024)):
@@ -107,8 +90,79 @@ def describe(key: str, train: Sequence[float], held: Sequence[float]) -> str:
                     return f"{int(v // mult)}{unit}"
         return f"{v:g}"
 
+    return ", ".join(text(v) for v in values)
+
+
+def _too_few(key: str, values: Sequence[float], where: str = "") -> SpecError:
+    return SpecError(f"fit --spanning: the sweep{where} has {len(values)} {_WHAT[key]} "
+                     f"({_values_text(key, values)}); the protocol trains on three and "
+                     "predicts the rest, so it needs four or more")
+
+
+def spanning_holdout(curve) -> tuple[str, list[float], list[float]]:
+    """(swept key, its training values, its held-out values) for ``curve`` (a ``Curve`` or a
+    list of ``Results``) taken as one sweep: the spanning protocol's split. A sweep of three
+    values or fewer has nothing left to predict: one clear error."""
+    points = list(curve.points if hasattr(curve, "points") else curve)
+    key = swept_key(points)
+    values = sorted({v for p in points if (v := _value(p.params or {}, key)) is not None})
+    if len(values) < 4:
+        raise _too_few(key, values)
+    train = spanning_values(values, key)
+    held = [v for v in values if v not in train]
+    return key, train, held
+
+
+def _workload_of(params: dict, key: str) -> tuple:
+    """What a point's workload is besides the swept ``key``: its rw and the other keys."""
+    return (str(params.get("rw", "")),
+            *(_value(params, k) for k in SWEPT if k != key))
+
+
+def _label(params: dict, key: str, varied: list[str]) -> str:
+    parts = [str(params.get("rw", "")) or "points"]
+    parts += [f"{k} {_values_text(k, [_value(params, k)])}" for k in varied]
+    return " ".join(parts)
+
+
+def spanning_split(curve) -> tuple[dict, str]:
+    """The ``holdout`` mapping of the spanning protocol for ``curve``, and one line saying it.
+    Points of several workloads (reads and writes, or another job count: all but the swept
+    key) are each their own sweep, split at its own lowest, middle and highest value (a
+    workload measured at other depths than the rest is not trained on the others' depths);
+    a workload of three values or fewer is all trained."""
+    points = list(curve.points if hasattr(curve, "points") else curve)
+    key = swept_key(points)
+    groups: dict[tuple, list[int]] = {}
+    for i, p in enumerate(points):
+        groups.setdefault(_workload_of(p.params or {}, key), []).append(i)
+    splits = {}
+    for g, idx in groups.items():
+        values = sorted({v for i in idx if (v := _value(points[i].params or {}, key))
+                         is not None})
+        train = spanning_values(values, key) if len(values) >= 4 else values
+        splits[g] = (train, [v for v in values if v not in train])
+    if not any(held for _, held in splits.values()):
+        values = sorted({v for p in points if (v := _value(p.params or {}, key)) is not None})
+        raise _too_few(key, values, "" if len(groups) == 1 else " of each workload")
     middle = "the one nearest the middle" if key == "rwmixread" else \
         "the one nearest the geometric middle"
-    return (f"spanning protocol: fitted on {key} {', '.join(text(v) for v in train)} (the "
-            f"lowest, {middle}, the highest); predicting {key} "
-            f"{', '.join(text(v) for v in held)}")
+    if len({tuple(t) for t, _ in splits.values()}) == 1:  # one split for all: by value
+        train = next(iter(splits.values()))[0]
+        held = sorted({v for _, h in splits.values() for v in h})
+        return {key: held}, (f"spanning protocol: fitted on {key} {_values_text(key, train)} "
+                             f"(the lowest, {middle}, the highest); predicting {key} "
+                             f"{_values_text(key, held)}")
+    varied = [k for k in SWEPT if k != key and
+              len({_value(p.params or {}, k) for p in points}) > 1]
+    held_idx, said = [], []
+    for g, idx in groups.items():
+        train, held = splits[g]
+        held_idx += [i for i in idx if _value(points[i].params or {}, key) in held]
+        what = _label(points[idx[0]].params or {}, key, varied)
+        said.append(f"{what}: {key} {_values_text(key, train)}"
+                    + (f", predicting {_values_text(key, held)}" if held else
+                       " (all fitted: three or fewer)"))
+    return {"_index": sorted(held_idx)}, (
+        f"spanning protocol, each workload on its own (the lowest, {middle}, the highest "
+        f"fitted): {'; '.join(said)}")
