@@ -115,3 +115,48 @@ def test_each_workload_is_split_at_its_own_depths(tmp_path):
     # one workload: the split by value, as iosim validate makes it
     one = _table(tmp_path, "one.csv", "rw,qd,iops,lat_mean_us", reads)
     assert spanning_split(load_curve([one]))[0] == {"iodepth": [4.0, 32.0]}
+
+
+def test_a_mixed_fit_that_follows_no_workload_says_to_fit_them_apart():
+    from iosim.fit.checks import mixed_and_missed
+
+    def row(rw, mix, err):
+        return {"set": "fit", "rw": rw, "rwmixread": mix, "block_size_bytes": 4096,
+                "error": {"iops": err, "lat_mean_s": -err}}
+
+    rows = [row("randread", 100, 40), row("randread", 100, 2), row("randwrite", 0, -43)]
+    (w,) = mixed_and_missed(rows, 0.08)
+    assert "mix 2 workloads" in w and "misses 2 of them" in w and "--only rw=randread" in w
+    assert mixed_and_missed(rows[:2], 0.08) == []  # one workload: the per-point warnings say it
+    assert mixed_and_missed([row("randread", 100, 5), row("randwrite", 0, 4)], 0.08) == []
+
+
+def test_auto_passes_over_a_winner_its_simulation_cannot_follow(tmp_path, monkeypatch):
+    """The ranking's surrogate ties two families; the winner, simulated, misses its own fitted
+    points by 30 %, the other by 2 %: the other is kept, and the note says why."""
+    import importlib
+    from types import SimpleNamespace
+
+    fitmod = importlib.import_module("iosim.fit")  # the module (iosim.fit is also a function)
+
+    f = _table(tmp_path, "t.csv", "qd,iops,lat_mean_us",
+               [(q, 1000 * q / (1 + 0.1 * q), 1000 * (1 + 0.1 * q)) for q in (1, 2, 4, 8)])
+    curve = load_curve([f])
+
+    def fake(miss, model):
+        return SimpleNamespace(model=model, params={}, mape={},
+                               mape_by_set={"fit": {"iops": miss, "lat_mean_s": miss}})
+
+    monkeypatch.setattr(fitmod, "fit", lambda curve, model, holdout, **kw: fake(2.0, model))
+    ok = [{"model": "ssd", "score": 10.0}, {"model": "cloud", "score": 12.0},
+          {"model": "generic", "score": 30.0}]
+    passed: dict = {}
+    got = fitmod._followed_winner(curve, None, ok, fake(30.0, "ssd"), passed, {})
+    assert got.model == "cloud"
+    assert "misses its own fitted points by 30 %" in passed["ssd"]
+    passed = {}
+    # a winner that follows its points, or no tied runner-up: kept
+    assert fitmod._followed_winner(curve, None, ok, fake(5.0, "ssd"), passed, {}).model == "ssd"
+    ok[1]["score"] = 20.0
+    assert fitmod._followed_winner(curve, None, ok, fake(30.0, "ssd"), passed, {}).model == "ssd"
+    assert passed == {}

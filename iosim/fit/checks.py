@@ -156,6 +156,28 @@ def missed_training_points(rows: Sequence[Mapping], spread: float, source: str) 
     return out
 
 
+def mixed_and_missed(rows: Sequence[Mapping], spread: float) -> list[str]:
+    """One warning when the fitted points mix workloads (read shares or sizes) and the model
+    misses two or more of them beyond the spread: one set of parameters follows neither, so
+    each workload is better fitted on its own (a device whose writes answer faster than its
+    reads at one I/O in flight, yet cap lower: a write cache, which no family has beside
+    flash reads)."""
+    fit_rows = [r for r in rows if r["set"] == "fit"]
+    kinds = {(r.get("rwmixread"), r.get("block_size_bytes")) for r in fit_rows}
+    if len(kinds) < 2:
+        return []
+    missed = [r for r in fit_rows if any(
+        (e := r["error"].get(m)) is not None and abs(e) > 100 * tol
+        for m, tol in (("iops", spread), ("lat_mean_s", 1.5 * spread)))]
+    if len(missed) < 2:
+        return []
+    rws = sorted({str(r.get("rw")) for r in fit_rows if r.get("rw")})
+    only = f"--only rw={rws[0]}" if len(rws) > 1 else "--only rwmixread=... or bs=..."
+    return [f"the fitted points mix {len(kinds)} workloads and the model misses "
+            f"{len(missed)} of them beyond the run-to-run spread: one set of parameters follows "
+            f"none of them well; fit each workload on its own ({only}, and so on)"]
+
+
 def implausible(model: str, values: Mapping[str, float], fmt) -> list[str]:
     """Warnings for fitted values outside :data:`PLAUSIBLE` (``fmt(value, unit)`` formats)."""
     out = []

@@ -327,7 +327,7 @@ def _points(curve: Curve | Sequence[Results], base_workload: Workload | None,
             raise SpecError(f"{where}: has neither IOPS nor a mean latency to fit")
         label = {"outstanding": wl.outstanding, "numjobs": wl.numjobs, "iodepth": wl.iodepth,
                  "block_size_bytes": wl.mean_block_bytes,
-                 "rwmixread": round(100 * wl.read_fraction, 3)}
+                 "rwmixread": round(100 * wl.read_fraction, 3), "rw": str(wl.rw)}
         for k in ("threads", "qd", "iorate", "source"):
             if k in r.params:
                 label[k] = r.params[k]
