@@ -641,3 +641,19 @@ def test_a_disk_trace_fit_finds_the_drives_cache_and_bus():
     assert abs(errors["mean_s"]) < 0.05 and abs(errors["p50_s"]) < 0.15
     assert tf.test["demerit_s"] < 0.1 * tf.test["mean_s"][0]
     assert any("capacity is the trace's highest address" in n for n in tf.notes)
+
+
+def test_a_disk_whose_buffer_answers_most_requests_is_still_tried_as_a_disk():
+    """Most requests answered from the buffer in half a millisecond (a median under 1 ms),
+    the rest seeking for 8 ms: the disk families are fitted too. Flash is not."""
+    from iosim.fit.trace import mechanical
+    from iosim.traces import BlockTrace
+
+    rng = np.random.default_rng(3)
+    n = 400
+    arrival = np.arange(n) * 0.05  # 50 ms apart: each request finds the disk idle
+    lat = np.where(rng.random(n) < 0.6, 0.5e-3, 8e-3)
+    t = BlockTrace(arrival_s=arrival, offset_bytes=np.zeros(n), size_bytes=np.full(n, 4096.0),
+                   is_read=np.ones(n, bool), latency_s=lat)
+    assert np.median(lat) < 1e-3 and mechanical(t)
+    assert not mechanical(_known_trace(600))

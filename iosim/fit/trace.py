@@ -42,8 +42,8 @@ from .catalogue import MODELS, PARAMETERS
 
 __all__ = ["TraceFit", "fit_trace", "TRACE_MODELS"]
 
-#: the families a trace fit tries under ``auto`` (the disk ones only when the trace's median
-#: response time is a millisecond or more, as ``iosim fit``'s auto does)
+#: the families a trace fit tries under ``auto`` (the disk ones only when the trace's times are
+#: a disk's: :func:`mechanical`)
 TRACE_MODELS = ("generic", "contention", "ssd", "cloud", "hdd-ncq")
 _DISK_MODELS = {"hdd-ncq", "raid"}
 _FLASH_MODELS = {"ssd", "ssd-pool"}
@@ -331,6 +331,20 @@ def _simplex(u0: np.ndarray) -> np.ndarray:
 # -- the fit ----------------------------------------------------------------------------------
 
 
+def mechanical(trace) -> bool:
+    """Whether the trace's times are a spinning disk's, so the disk families are worth a
+    fit: a median response time of 1 ms or more, or requests that found nothing in flight
+    taking 2 ms or more at their 75th percentile (a seek and part of a turn: a disk whose
+    buffer and write cache answer most requests in a fraction of a millisecond still seeks
+    for the rest; flash answers an idle request in well under a millisecond)."""
+    lat = np.asarray(trace.latency_s, float)
+    if np.nanmedian(lat) >= 1e-3:
+        return True
+    idle = in_flight_at_arrival(np.asarray(trace.arrival_s, float), lat) == 0
+    alone = lat[idle & np.isfinite(lat)]
+    return len(alone) >= 20 and float(np.percentile(alone, 75)) >= 2e-3
+
+
 def _check_trace(trace, train_fraction: float) -> int:
     if trace.latency_s is None or not np.isfinite(trace.latency_s).any():
         raise SpecError("the trace records no response times to fit (blkparse with "
@@ -375,8 +389,7 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
     candidates: list = []
     spent = 0
     if model == "auto":
-        names = [m for m in TRACE_MODELS
-                 if m not in _DISK_MODELS or np.nanmedian(train.latency_s) >= 1e-3]
+        names = [m for m in TRACE_MODELS if m not in _DISK_MODELS or mechanical(train)]
         cut = int(len(train) * 2 / 3)
         part_a = train.head(cut)
         for name in names:
