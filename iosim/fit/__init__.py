@@ -868,7 +868,7 @@ def run_cli(
     print the fit (and write the calibrated stack to ``output``), return 0.
 
     ``spanning``: hold out every value of what the sweep varies but its lowest, middle and
-    highest (:mod:`iosim.fit.spanning`), said in one line first.
+    highest (:mod:`iosim.fit.spanning`), said in one line first (in JSON: the first note).
 
     ``params`` (optional ``--params a,b``) replaces the model's default parameters; ``ios``
     and ``seed`` set the verifying simulation. User errors raise :class:`SpecError` (or
@@ -882,9 +882,12 @@ def run_cli(
         from .spanning import spanning_split
 
         holdout, said = spanning_split(curve)
-        print(said, file=sys.stderr if as_json else sys.stdout)
+        if not as_json:
+            print(said)
     res = fit(curve, model=model, params=params, holdout=holdout or None, ios=ios, seed=seed,
               shape=shape)
+    if spanning and as_json:  # the split travels with the result
+        res.notes = [said, *res.notes]
     if as_json:
         print(res.to_json())
     else:
