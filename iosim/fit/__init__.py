@@ -624,6 +624,10 @@ def _shape_of(mdl: Model, model: str, shape: str, names: list[str], params, perc
     if shape == "measured" and mdl.simulated:
         raise SpecError(f"fit: shape 'measured' shapes a generic device's service time; the "
                         f"{model} model simulates the device family itself")
+    if shape == "measured" and not base.device.service_fields:
+        raise SpecError(f"fit: shape 'measured' shapes a device's service-time distributions; "
+                        f"the {model} model has none (its latency is a fixed floor): choose "
+                        "another --model, or drop --shape")
     measured_shape = _measured_shape(train, warnings) if shape == "measured" else None
     if measured_shape is not None and "device.service.scv" in names:
         raise SpecError("fit: shape 'measured' takes the service variability from the data; "
@@ -714,7 +718,11 @@ def _calibrate(mdl: Model, base: Stack, flat0: _Flat | None, names: list[str], b
                fit_ios: int, seed: int, engine: str, rel_noise: float, verify: bool):
     """The fitted values: the means (on the surrogate, or by simulation for a simulated
     family), the service scv against the percentiles, then the polish on simulations.
-    Returns (values, FitParams, rms, calibrated stack)."""
+    Returns (values, FitParams, rms, calibrated stack). A measured shape shapes the base's
+    service times, so every stack built from it (the polish's simulations, the result) keeps
+    it, each scaled to its fitted mean."""
+    if measured_shape is not None:
+        base = _shaped(base, measured_shape)
     mean_names = [n for n in names if n not in _SIM_ONLY]
     values: dict[str, float] = {}
     rms = 0.0

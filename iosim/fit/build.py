@@ -47,11 +47,15 @@ def _build_stack(base: Stack, values: Mapping[str, float]) -> Stack:
 
 
 def _shaped(stack: Stack, measured_shape) -> Stack:
-    """The stack with the generic device's service shaped like the measured percentiles
-    (``shape="measured"``), scaled to its fitted mean; unchanged without a shape."""
+    """The stack with each of the device's service-time distributions (the generic device's
+    service, an SSD's array read and program) shaped like the measured percentiles
+    (``shape="measured"``), each scaled to its fitted mean; unchanged without a shape."""
     if measured_shape is None:
         return stack
-    k = stack.device.service.mean_s / measured_shape.mean_s
-    # four figures: the percentiles are rounded already
-    service = Quantiles.of((p, float(f"{t * k:.4g}")) for p, t in measured_shape.points)
-    return stack.with_(**{"device.service": service})
+    over = {}
+    for f in stack.device.service_fields:
+        k = getattr(stack.device, f).mean_s / measured_shape.mean_s
+        # four figures: the percentiles are rounded already
+        over[f"device.{f}"] = Quantiles.of((p, float(f"{t * k:.4g}"))
+                                           for p, t in measured_shape.points)
+    return stack.with_(**over)

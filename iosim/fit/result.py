@@ -229,7 +229,11 @@ class FitResult:
                 f"{self.fitted_range[0]}..{self.fitted_range[1]}"
             )
         if self.shape != "lognormal":
-            lines.append(f"service time: {self.stack.device.service}")
+            for f in self.stack.device.service_fields:
+                dist = getattr(self.stack.device, f)
+                text = str(dist) if not hasattr(dist, "points") else "quantiles " + ", ".join(
+                    f"p{p:g} {show_time(t)}" for p, t in dist.points)  # for reading
+                lines.append(f"{'service time' if f == 'service' else f}: {text}")
         lines.append("parameters (95 % confidence interval):")
         for name, p in self.params.items():
             lines.append(
