@@ -409,6 +409,12 @@ def fit_trace(trace, model: str = "auto", *, train_fraction: float = 0.5, seed: 
     values, _, n_eval = _fit_family(model, train, scale, seed, budget, mode,
                                     _set_values(model, trace))
     spent += n_eval
+    if "device.rpm" in values:
+        notes.append("a random request costs the disk a seek and part of a turn: the trace fixes "
+                     "their sum (here a mean seek of "
+                     f"{values.get('device.avg_seek_s', float('nan')) * 1e3:.3g} ms and half a "
+                     f"turn of {30e3 / values['device.rpm']:.3g} ms) better than the split "
+                     "between the spindle speed and the seek")
     if "device.capacity_bytes" in values:
         notes.append(f"the disk's capacity is the trace's highest address, "
                      f"{values['device.capacity_bytes'] / 1e9:.4g} GB (its seek curve spans "
