@@ -5,7 +5,8 @@ open loop's arrival rate). The protocol of ``iosim validate`` (and of issue 13's
 know") trains a model on the lowest value, the one nearest the middle (geometric for depths,
 jobs, sizes and rates; arithmetic for a read share) and the highest, and holds every other
 value out as a prediction: interpolation between measured points, which is how a fitted stack
-is used for what-if. ``iosim fit FILES --spanning`` runs it on any sweep (:func:`spanning_holdout`).
+is used for what-if. ``iosim fit FILES --spanning`` runs it on any sweep
+(:func:`spanning_split`), each workload of a mixed set on its own.
 """
 
 from __future__ import annotations
