@@ -24,6 +24,11 @@ def test_the_split_is_lowest_geometric_middle_highest():
     assert spanning_depths([1, 2, 4, 8, 16, 32, 64]) == [1, 8, 64]
     assert spanning_depths([64, 1, 16, 4]) == [1, 16, 64]  # 8 is the middle: 4 and 16 tie, higher
     assert spanning_values([0, 30, 50, 70, 100], "rwmixread") == [0, 50, 100]
+    # values that are not whole (an arrival rate): kept as they are, never truncated
+    assert spanning_values([333.3, 1000.5, 3000.25, 9000.75], "rate_iops") == \
+        [333.3, 1000.5, 9000.75]
+    for vals in ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8, 16, 32, 64, 128, 256], [4, 1, 16, 64]):
+        assert spanning_values(vals, "iodepth") == [float(v) for v in spanning_depths(vals)]
 
 
 def test_the_swept_key_and_its_held_values_for_a_depth_sweep():

@@ -44,10 +44,14 @@ def spanning_values(values: Sequence[float], x: str = "") -> list[float]:
     """The training values of a sweep of ``x``: :func:`spanning_depths` for depths and block
     sizes (geometric middle); for a read share the lowest, the one nearest the arithmetic
     middle and the highest."""
-    vs = sorted(set(values))
-    if x != "rwmixread" or len(vs) <= 3:
-        return [float(v) for v in spanning_depths([int(v) for v in vs])]
-    mid = min(vs[1:-1], key=lambda v: (abs(v - (vs[0] + vs[-1]) / 2), -v))
+    vs = sorted({float(v) for v in values})
+    if len(vs) <= 3:
+        return vs
+    if x == "rwmixread" or vs[0] <= 0:  # a share (0 % reads has no logarithm): arithmetic
+        mid = min(vs[1:-1], key=lambda v: (abs(v - (vs[0] + vs[-1]) / 2), -v))
+    else:  # as spanning_depths, on values that need not be whole (a rate of 333.3/s)
+        mid_log = 0.5 * (math.log(vs[0]) + math.log(vs[-1]))
+        mid = min(vs[1:-1], key=lambda v: (round(abs(math.log(v) - mid_log), 9), -v))
     return [vs[0], mid, vs[-1]]
 
 
