@@ -199,3 +199,29 @@ def test_a_raw_device_without_a_span_is_read_whole():
     r.params["span_bytes"] = 2**30  # fio's size option: kept
     pts = whole_device_span(_points(Curve([r], x="iodepth"), None), base, notes := [])
     assert pts[0].workload.span_bytes == 2**30 and not notes
+
+
+def test_a_span_beyond_the_model_disk_makes_the_disk_as_large():
+    """A file of 1,861 GiB on an md array (louwrentius/fio-plot's example data) was refused by
+    the disk models' 1 TB disk; the data say the device is at least as large as the span, so
+    the disk (or each data member of an array) is made that large, and a note says so."""
+    from iosim.fit.points import _points
+    from iosim.fit.raid import covering_device
+
+    base = MODELS["hdd-ncq"].stack()
+    r = simulate(base, Workload(rw="randread", iodepth=4), ios=200, seed=1)
+    r.params.update({"iodepth": 4, "numjobs": 1, "rw": "randread", "span_bytes": 1861 * 2**30})
+    pts = _points(Curve([r], x="iodepth"), None)
+    notes: list[str] = []
+    disk = covering_device(base, pts, notes)
+    assert disk.device.capacity_bytes == 1861 * 2**30
+    assert "1861 GiB" in notes[0]
+    array = MODELS["raid"].stack()  # four 1 TB members, RAID 0: 1,861 GiB fits as it is
+    assert covering_device(array, pts, notes := []) is array and not notes
+    r.params["span_bytes"] = 8001 * 2**30  # beyond: each holds a quarter, rounded up
+    wide = covering_device(array, _points(Curve([r], x="iodepth"), None), notes)
+    assert wide.device.member.capacity_bytes == 2001 * 2**30
+    assert wide.device.capacity_bytes >= 8001 * 2**30 and "4 data members" in notes[0]
+    r.params["span_bytes"] = 2**30  # within the model's disk: unchanged, no note
+    small = _points(Curve([r], x="iodepth"), None)
+    assert covering_device(base, small, notes := []) is base and not notes

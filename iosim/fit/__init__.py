@@ -148,7 +148,7 @@ from .points import (
     completion_shift_s,
     sizes_differ,
 )
-from .raid import fio_members, raid_base, whole_device_span
+from .raid import covering_device, fio_members, raid_base, whole_device_span
 from .result import FitParam, FitResult, _dedupe, _extrapolation, _fmt, _jsonable, _mape
 from .surrogate import _Flat, _flat_with, _predict_flat, surrogate
 
@@ -516,9 +516,10 @@ def fit(
                         by_size=any(n in names for n in SIZE_TERMS), model=model)
     if model == "raid" and base_stack is None:  # the members and the level from the input
         base = raid_base(base, train, family_notes)
-    if mdl.simulated and base_stack is None:  # a disk's seeks: over the whole raw device
-        pts = whole_device_span(pts, base, family_notes)
+    if mdl.simulated and base_stack is None:  # a disk's seeks: over the whole raw device,
+        pts = whole_device_span(pts, base, family_notes)  # or a disk as large as the span
         train = [p for p in pts if p.index not in held]
+        base = covering_device(base, pts, family_notes)
     measured_shape = _shape_of(mdl, model, shape, names, params, percentiles, base, train,
                                warnings)
     fit_notes: list[str] = []

@@ -25,12 +25,14 @@ meant for read sweeps.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 
 from ..stack import Stack
 
-__all__ = ["fio_members", "infer_layout", "member_reads", "raid_base", "whole_device_span"]
+__all__ = ["covering_device", "fio_members", "infer_layout", "member_reads", "raid_base",
+           "whole_device_span"]
 
 
 def _members_of(devs) -> tuple[str, list[str]] | None:
@@ -170,3 +172,29 @@ def whole_device_span(points: Sequence, base: Stack, notes: list[str]) -> list:
                  f"raw device reads all of it, so the span is the whole model device "
                  f"({cap / 2**30:.4g} GiB; the seek curve covers the whole stroke)")
     return [replace(p, workload=replace(p.workload, span_bytes=cap)) for p in points]
+
+
+def covering_device(base: Stack, points: Sequence, notes: list[str]) -> Stack:
+    """``base`` with a disk (or an array's member disks) large enough for the points' offsets:
+    a file of 1,861 GiB on an md array was refused by the model's 1 TB disk ("an I/O ... lies
+    beyond device.capacity_bytes"), though the data only say the device is at least that
+    large. The capacity becomes the largest span, rounded up to a GiB (per data member for an
+    array), and a note says so; a base that already covers every span is returned as it is."""
+    cap = base.device.capacity_bytes
+    span = max((p.workload.span_bytes or 0.0 for p in points), default=0.0)
+    if not (cap and math.isfinite(cap)) or span <= cap:
+        return base
+    members = getattr(base.device, "data_members", None)
+    if members is None:
+        new = 2**30 * math.ceil(span / 2**30)
+        stack = base.with_(**{"device.capacity_bytes": float(new)})
+        what = f"the disk's capacity is set to {new / 2**30:.0f} GiB"
+    else:
+        new = 2**30 * math.ceil(span / members / 2**30)
+        stack = base.with_(**{"device.member.capacity_bytes": float(new)})
+        what = (f"each member disk's capacity is set to {new / 2**30:.0f} GiB "
+                f"({members} data members)")
+    notes.append(f"{base.device.kind}: the data's offsets span {span / 2**30:.4g} GiB, more than "
+                 f"the model's {cap / 2**30:.4g} GiB: {what}, so the seeks cover the span the "
+                 "data name")
+    return stack
