@@ -124,6 +124,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..dists import Deterministic
 from ..results import Curve, Results
 from ..simulate import simulate
 from ..spec import SpecError
@@ -134,6 +135,15 @@ from .build import _build_stack, _shaped
 from .catalogue import _SIM_ONLY, MODELS, PARAMETERS, Model, ParamDef
 from .inputs import load_curve
 from .optimise import _fit_means, _fit_scv, _fit_simulated, _rms_of
+from .pauses import (
+    PAUSES_SEEN,
+    PAUSES_SEEN_FITTING,
+    TAIL_FIELDS,
+    PauseEstimate,
+    pause_estimate,
+    pause_ios,
+    tail_levels,
+)
 from .points import (
     MEAN_METRICS,
     METRICS,
@@ -535,6 +545,7 @@ def fit(
     flat0 = None if mdl.simulated else _Flat.of(base)
     cal_kw = dict(fit_ios=fit_ios, seed=seed, engine=engine, rel_noise=rel_noise, verify=verify)
     before = list(warnings)
+    before_cal = list(warnings)
     choice_notes: list[str] = []  # what a discrete parameter's profile tried
     values, cov_params, rms, stack = _calibrate_counted(
         mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw,
@@ -549,6 +560,18 @@ def fit(
         values, cov_params, rms, stack = _calibrate_counted(
             mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw,
             choice_notes)
+    pauses = None
+    if percentiles and verify and params is None and measured_shape is None and \
+            not mdl.simulated and not base.pauses.on:
+        pauses = pause_estimate(train)
+    if pauses is not None:  # the tails show holds: the family with device pauses, if better
+        tried = _fit_with_pauses(pauses, mdl, base, flat0, names, bnds, train, metrics,
+                                 before_cal, cal_kw, stack, ios)
+        if tried is not None:
+            values, cov_params, rms, stack, warnings[:], choice_notes[:] = tried
+            ios = pause_ios(pauses, train, ios)
+            fit_notes.append(f"{pauses.note()}; each point is simulated with {ios:,} I/Os, "
+                             f"enough for the fastest to meet about {PAUSES_SEEN} pauses")
     # -- verification by simulation at every point
     lo_n = min(p.n for p in train)
     hi_n = max(p.n for p in train)
@@ -584,6 +607,59 @@ def fit(
         notes=family_notes + fit_notes + choice_notes,
         fitted_sizes=(min(sizes), max(sizes)) if fits_sizes else None,
     )
+
+
+#: a fit with pauses is kept when its simulated tails on the fitted points (rms log error of
+#: p90 .. p99.9) are at most this share of the fit's without them, its means (IOPS and mean
+#: latency) no more than PAUSE_MEANS_SLACK worse
+PAUSE_TAILS_BETTER = 0.7
+PAUSE_MEANS_SLACK = 0.02
+
+
+def _fit_with_pauses(est: PauseEstimate, mdl: Model, base: Stack, flat0, names, bnds, train,
+                     metrics, warnings_before: list[str], cal_kw: dict, stack0: Stack,
+                     ios: int):
+    """The family fitted again with the estimated pauses in its stack (longer simulations, so
+    they see enough pauses), or None when the pauses do not follow the fitted points' tails
+    clearly better than the fit without them (both simulated alike: one seed, as many I/Os).
+    Returns (values, FitParams, rms, stack, warnings, choice notes)."""
+    base_p = base.with_(**{"pauses.rate_hz": est.rate_hz,
+                           "pauses.duration": Deterministic(est.duration_s)})
+    warn_p = list(warnings_before)
+    notes_p: list[str] = []
+    kw = dict(cal_kw, fit_ios=pause_ios(est, train, cal_kw["fit_ios"], PAUSES_SEEN_FITTING))
+    got = _calibrate_counted(mdl, base_p, flat0, list(names), bnds, train, metrics, None,
+                             warn_p, kw, notes_p)
+    n = pause_ios(est, train, ios)
+    scores = [_tail_scores(s, train, n, cal_kw["seed"], cal_kw["engine"])
+              for s in (stack0, got[3])]
+    (tails0, means0), (tails_p, means_p) = scores
+    if tails_p > PAUSE_TAILS_BETTER * tails0 or means_p > means0 + PAUSE_MEANS_SLACK:
+        return None
+    return (*got, warn_p, notes_p)
+
+
+def _tail_scores(stack: Stack, train, ios: int, seed: int, engine: str) -> tuple[float, float]:
+    """(rms log error of the tails p90 .. p99.9, of IOPS and mean latency) of ``stack``'s
+    simulations of the fitted points against their measurements."""
+    tails, means = [], []
+    for p in train:
+        r = simulate(stack, p.workload, ios=ios, seed=seed, engine=engine)
+        shift = completion_shift_s(p.results)
+        for q, v in tail_levels(p.results, shift):
+            name = dict(TAIL_FIELDS).get(q)
+            sim = _f(getattr(r, name)) if name else None
+            if sim and 0.9 <= q <= 0.99:
+                tails.append(math.log(sim / v))
+        for m in MEAN_METRICS:
+            sim = _f(getattr(r, m))
+            if m in p.measured and sim:
+                means.append(math.log(sim / p.measured[m]))
+
+    def rms(xs):
+        return math.sqrt(sum(x * x for x in xs) / len(xs)) if xs else 0.0
+
+    return rms(tails), rms(means)
 
 
 def _route(curve, model: str, holdout, kw: dict) -> FitResult | None:
