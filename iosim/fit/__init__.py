@@ -140,6 +140,7 @@ from .pauses import (
     PAUSES_SEEN_FITTING,
     TAIL_FIELDS,
     PauseEstimate,
+    body_scv,
     pause_estimate,
     pause_ios,
     tail_levels,
@@ -566,7 +567,7 @@ def fit(
         pauses = pause_estimate(train)
     if pauses is not None:  # the tails show holds: the family with device pauses, if better
         tried = _fit_with_pauses(pauses, mdl, base, flat0, names, bnds, train, metrics,
-                                 before_cal, cal_kw, stack, ios)
+                                 before_cal, cal_kw, (values, stack), ios)
         if tried is not None:
             values, cov_params, rms, stack, warnings[:], choice_notes[:] = tried
             ios = pause_ios(pauses, train, ios)
@@ -610,37 +611,51 @@ def fit(
 
 
 #: a fit with pauses is kept when its simulated tails on the fitted points (rms log error of
-#: p90 .. p99.9) are at most this share of the fit's without them, its means (IOPS and mean
+#: p90 .. p99) are at most this share of the fit's without them, its means (IOPS and mean
 #: latency) no more than PAUSE_MEANS_SLACK worse
 PAUSE_TAILS_BETTER = 0.7
 PAUSE_MEANS_SLACK = 0.02
+#: before fitting the family again with the pauses (its means polished on long simulations,
+#: seconds), the fit without them plus the pauses, with the scv of the body the shallowest
+#: fitted point shows (its median and p90, a lognormal), must get the tails this
+#: much closer; else the pauses are dropped at once (a cheap first look, not the decision)
+PAUSE_FIRST_LOOK = 0.85
 
 
 def _fit_with_pauses(est: PauseEstimate, mdl: Model, base: Stack, flat0, names, bnds, train,
-                     metrics, warnings_before: list[str], cal_kw: dict, stack0: Stack,
+                     metrics, warnings_before: list[str], cal_kw: dict, fit0: tuple,
                      ios: int):
     """The family fitted again with the estimated pauses in its stack (longer simulations, so
     they see enough pauses), or None when the pauses do not follow the fitted points' tails
-    clearly better than the fit without them (both simulated alike: one seed, as many I/Os).
-    Returns (values, FitParams, rms, stack, warnings, choice notes)."""
+    clearly better than the fit without them (``fit0``: its values and stack; both simulated
+    alike: one seed, as many I/Os). Returns (values, FitParams, rms, stack, warnings, choice
+    notes)."""
+    values0, stack0 = fit0
     base_p = base.with_(**{"pauses.rate_hz": est.rate_hz,
                            "pauses.duration": Deterministic(est.duration_s)})
+    n = pause_ios(est, train, ios)
+    seed, engine = cal_kw["seed"], cal_kw["engine"]
+    tails0, means0 = _tail_scores(stack0, train, n, seed, engine)
+    kw = dict(cal_kw, fit_ios=pause_ios(est, train, cal_kw["fit_ios"], PAUSES_SEEN_FITTING))
+    look = dict(values0)
+    if "device.service.scv" in names:  # the first look: the same means, the body's spread
+        look["device.service.scv"] = min(max(body_scv(train), bnds["device.service.scv"][0]),
+                                         bnds["device.service.scv"][1])
+    if _tail_scores(_build_stack(base_p, look), train, n, seed, engine)[0] > \
+            PAUSE_FIRST_LOOK * tails0:
+        return None
     warn_p = list(warnings_before)
     notes_p: list[str] = []
-    kw = dict(cal_kw, fit_ios=pause_ios(est, train, cal_kw["fit_ios"], PAUSES_SEEN_FITTING))
     got = _calibrate_counted(mdl, base_p, flat0, list(names), bnds, train, metrics, None,
                              warn_p, kw, notes_p)
-    n = pause_ios(est, train, ios)
-    scores = [_tail_scores(s, train, n, cal_kw["seed"], cal_kw["engine"])
-              for s in (stack0, got[3])]
-    (tails0, means0), (tails_p, means_p) = scores
+    tails_p, means_p = _tail_scores(got[3], train, n, seed, engine)
     if tails_p > PAUSE_TAILS_BETTER * tails0 or means_p > means0 + PAUSE_MEANS_SLACK:
         return None
     return (*got, warn_p, notes_p)
 
 
 def _tail_scores(stack: Stack, train, ios: int, seed: int, engine: str) -> tuple[float, float]:
-    """(rms log error of the tails p90 .. p99.9, of IOPS and mean latency) of ``stack``'s
+    """(rms log error of the tails p90 .. p99, of IOPS and mean latency) of ``stack``'s
     simulations of the fitted points against their measurements."""
     tails, means = [], []
     for p in train:

@@ -24,7 +24,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["JUMP", "TAIL_FIELDS", "PauseEstimate", "hold_signature", "pause_estimate", "pause_ios",
+__all__ = ["JUMP", "TAIL_FIELDS", "PauseEstimate", "body_scv", "hold_signature", "pause_estimate",
+           "pause_ios",
            "tail_levels"]
 
 #: a hold shows as a percentile at least this many times the one below it (and the median)
@@ -138,3 +139,15 @@ def pause_ios(estimate: PauseEstimate, points: Sequence, ios: int,
     iops = max((p.measured.get("iops", 0.0) for p in points), default=0.0)
     need = int(math.ceil(seen * iops / estimate.rate_hz)) if iops > 0 else ios
     return max(ios, min(need, MAX_IOS))
+
+
+def body_scv(points: Sequence) -> float:
+    """The squared coefficient of variation of a lognormal through the median and p90 of the
+    shallowest point (its body, which holds seldom reach): exp(sigma^2) - 1, sigma = ln(p90 /
+    p50) / 1.2816. 1.0 when the point has no such percentiles."""
+    p = min(points, key=lambda q: q.n)
+    med, p90 = p.measured.get("lat_p50_s"), p.measured.get("lat_p90_s")
+    if not (med and p90 and p90 >= med > 0):
+        return 1.0
+    sigma = math.log(p90 / med) / 1.2816
+    return math.expm1(sigma * sigma)
