@@ -83,35 +83,62 @@ def cross_validate(
     """Leave-one-depth-out errors of ``model`` on the fitted points of ``curve``: a dict with
     ``model``, ``params`` (count), ``cv_iops``, ``cv_lat`` (MAPE %, None when not computable),
     ``score`` and ``error`` (why the family could not be fitted, else None)."""
-    from .catalogue import MODELS
+    return cv_row(model, [cv_group(curve, model, holdout, fit_fn, g, **kw)
+                          for g in range(len(cv_groups(curve, holdout)))])
+
+
+def cv_groups(curve, holdout: Mapping[str, Sequence[Any]] | None) -> list[list[int]]:
+    """The groups of fitted points :func:`cross_validate` leaves out one at a time."""
     from .points import _points, _select_held
 
     pts = _points(curve, None)
-    held = _select_held(pts, holdout)
-    groups = _groups(pts, held)
-    n_params = len(MODELS[model].params)
+    return _groups(pts, _select_held(pts, holdout))
+
+
+def cv_group(curve, model: str, holdout: Mapping[str, Sequence[Any]] | None, fit_fn,
+             g: int, **kw) -> dict[str, list[float]] | str:
+    """The absolute errors (%) of ``model`` fitted without group ``g`` of
+    :func:`cv_groups` on that group's points, by metric; or why the family cannot be fitted
+    (a one-line message). Each group is its own fit: the groups can go to separate
+    processes."""
+    from .catalogue import MODELS
+
+    group = cv_groups(curve, holdout)[g]
+    ho = {k: list(v) if not isinstance(v, (str, int, float)) else [v]
+          for k, v in (holdout or {}).items()}
+    ho["_index"] = group
     errs: dict[str, list[float]] = {"iops": [], "lat_mean_s": []}
-    row: dict[str, Any] = {"model": model, "params": n_params, "cv_iops": None,
-                           "cv_lat": None, "score": math.inf, "error": None}
-    for group in groups:
-        ho = {k: list(v) if not isinstance(v, (str, int, float)) else [v]
-              for k, v in (holdout or {}).items()}
-        ho["_index"] = group
-        try:
-            # the means only: no simulation (the scv would be fitted by one)
-            # (a simulated family, which has no analytic prediction, is verified: its
-            # simulation is its prediction)
-            res = fit_fn(curve, model=model, holdout=ho, verify=MODELS[model].simulated,
-                         percentiles=False, **kw)
-        except SpecError as exc:
-            row["error"] = str(exc)
+    try:
+        # the means only: no simulation (the scv would be fitted by one)
+        # (a simulated family, which has no analytic prediction, is verified: its
+        # simulation is its prediction)
+        res = fit_fn(curve, model=model, holdout=ho, verify=MODELS[model].simulated,
+                     percentiles=False, **kw)
+    except SpecError as exc:
+        return str(exc)
+    for p in res.points:
+        if p["index"] in group:
+            for m in errs:
+                # an open loop's IOPS are its arrival rate, predicted by any family
+                if m in p["error"] and not (m == "iops" and p.get("rate_iops")):
+                    errs[m].append(abs(p["error"][m]))
+    return errs
+
+
+def cv_row(model: str, groups: Sequence[dict[str, list[float]] | str]) -> dict:
+    """:func:`cross_validate`'s row from its groups' errors (:func:`cv_group`, in group
+    order): the first group the family could not be fitted on gives the row's error."""
+    from .catalogue import MODELS
+
+    row: dict[str, Any] = {"model": model, "params": len(MODELS[model].params),
+                           "cv_iops": None, "cv_lat": None, "score": math.inf, "error": None}
+    errs: dict[str, list[float]] = {"iops": [], "lat_mean_s": []}
+    for got in groups:
+        if isinstance(got, str):
+            row["error"] = got
             return row
-        for p in res.points:
-            if p["index"] in group:
-                for m in errs:
-                    # an open loop's IOPS are its arrival rate, predicted by any family
-                    if m in p["error"] and not (m == "iops" and p.get("rate_iops")):
-                        errs[m].append(abs(p["error"][m]))
+        for m in errs:
+            errs[m].extend(got[m])
     if errs["iops"]:
         row["cv_iops"] = sum(errs["iops"]) / len(errs["iops"])
     if errs["lat_mean_s"]:
@@ -158,9 +185,9 @@ def declared_family(curve) -> tuple[str, str, str] | None:
 _JOB: tuple | None = None
 
 
-def _cv_job(model: str) -> dict:
+def _cv_job(task: tuple[str, int]) -> dict[str, list[float]] | str:
     curve, holdout, fit_fn, kw = _JOB
-    return cross_validate(curve, model, holdout, fit_fn, **kw)
+    return cv_group(curve, task[0], holdout, fit_fn, task[1], **kw)
 
 
 def _workers(n_tasks: int) -> int:
@@ -189,30 +216,35 @@ def _load_engine(models: Sequence[str]) -> None:
 
 def cross_validate_all(curve, holdout, fit_fn, candidates: Sequence[str], **kw) -> list[dict]:
     """:func:`cross_validate` of every candidate, in the candidates' order. On a machine with
-    two or more CPUs the families are cross-validated at once in forked processes, the
-    slowest first; each family's rows do not depend on where they
-    are computed (the same data, fits and seeds), so the result is the serial one."""
+    two or more CPUs each family's left-out groups are fitted at once in forked processes
+    (one task per family and group, the slowest families first: a family whose fits take
+    seconds no longer holds one process while the other idles); each group's errors do not
+    depend on where they are computed (the same data, fits and seeds), so the result is the
+    serial one."""
     global _JOB
-    workers = _workers(len(candidates))
+    n_groups = len(cv_groups(curve, holdout))
+    tasks = [(m, g) for m in candidates for g in range(n_groups)]
+    workers = _workers(len(tasks))
     if workers > 1:
         # the longest first: simulated families, then those with more parameters to fit
-        order = sorted(range(len(candidates)), key=lambda i: (
-            not MODELS[candidates[i]].simulated, -len(MODELS[candidates[i]].params)))
+        order = sorted(range(len(tasks)), key=lambda i: (
+            not MODELS[tasks[i][0]].simulated, -len(MODELS[tasks[i][0]].params), i))
         _load_engine(candidates)
         _JOB = (curve, holdout, fit_fn, kw)
         try:
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")
                                      ) as pool:
-                got = list(pool.map(_cv_job, [candidates[i] for i in order]))
+                got = list(pool.map(_cv_job, [tasks[i] for i in order]))
         except (OSError, BrokenProcessPool):  # no processes to be had: one at a time here
             got = None
         finally:
             _JOB = None
         if got is not None:
-            rows: list[Any] = [None] * len(candidates)
-            for i, row in zip(order, got, strict=True):
-                rows[i] = row
-            return rows
+            by_task: dict[tuple[str, int], Any] = {}
+            for i, errs in zip(order, got, strict=True):
+                by_task[tasks[i]] = errs
+            return [cv_row(m, [by_task[(m, g)] for g in range(n_groups)])
+                    for m in candidates]
     return [cross_validate(curve, m, holdout, fit_fn, **kw) for m in candidates]
 
 
