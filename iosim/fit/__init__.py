@@ -546,7 +546,6 @@ def fit(
     flat0 = None if mdl.simulated else _Flat.of(base)
     cal_kw = dict(fit_ios=fit_ios, seed=seed, engine=engine, rel_noise=rel_noise, verify=verify)
     before = list(warnings)
-    before_cal = list(warnings)
     choice_notes: list[str] = []  # what a discrete parameter's profile tried
     values, cov_params, rms, stack = _calibrate_counted(
         mdl, base, flat0, names, bnds, train, metrics, measured_shape, warnings, cal_kw,
@@ -567,7 +566,7 @@ def fit(
         pauses = pause_estimate(train)
     if pauses is not None:  # the tails show holds: the family with device pauses, if better
         tried = _fit_with_pauses(pauses, mdl, base, flat0, names, bnds, train, metrics,
-                                 before_cal, cal_kw, (values, stack), ios)
+                                 before, cal_kw, (values, stack), ios)
         if tried is not None:
             values, cov_params, rms, stack, warnings[:], choice_notes[:] = tried
             ios = pause_ios(pauses, train, ios)
