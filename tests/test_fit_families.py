@@ -321,6 +321,8 @@ def test_the_device_name_breaks_a_tie_and_only_a_tie(monkeypatch):
                     "cv_lat": None, "score": scores[model], "error": None}
         return cv
 
+    # (one process: the forked workers would cross-validate for real, not by the fake)
+    monkeypatch.setattr(select, "_workers", lambda n: 1)
     # cloud ahead of ssd by 0.6 points (the corpus NVMe sweep): a tie, the name decides
     monkeypatch.setattr(select, "cross_validate", fake_cv({"cloud": 29.6, "ssd": 30.2,
                                                            "generic": 35.4, "hdd": 400.0,
@@ -492,19 +494,38 @@ def test_families_cross_validated_at_once_rank_as_one_at_a_time(monkeypatch):
 
 
 def test_the_surrogates_convolution_keeps_the_terms_that_count():
-    """The compiled log-space convolution (terms far below a sum's largest left out) against
-    the plain numpy one over every term, on the stations the surrogate convolves: an SSD's
-    dies with random routing, a delay (infinite servers), a bucket (one server)."""
+    """The compiled log-space convolutions against the plain numpy one over every term, on the
+    stations the surrogate convolves: an SSD's dies with random routing, a delay (infinite
+    servers), a host of a few CPUs, a bucket or a transfer cap (one server: its recursion,
+    ``_with_server``), the host's convolution with the fes weighted by j (-inf at 0); and a
+    sequence that is not log-concave, which must take the every-term path."""
     sg = importlib.import_module("iosim.fit.surrogate")  # (iosim.fit.surrogate: a function)
-    n = 257
-    for service, units, delay in ((100e-6, 32, 20e-6), (1e-3, 4, 1e-4), (13e-3, 2, 1e-5)):
-        a = theory.random_routing_log_factors(service, units, n - 1)
-        for b in (sg._log_f_servers(delay, math.inf, n - 1),
-                  sg._log_f_servers(delay, 1.0, n - 1)):
-            fast, ref = sg._conv(a, b), sg._conv_numpy(a, b)
-            assert np.array_equal(np.isfinite(fast), np.isfinite(ref))
-            ok = np.isfinite(ref)
-            assert np.max(np.abs(fast[ok] - ref[ok]) / np.maximum(1.0, np.abs(ref[ok]))) < 1e-12
+
+    def close(fast, ref):
+        assert np.array_equal(np.isfinite(fast), np.isfinite(ref))
+        ok = np.isfinite(ref)
+        assert np.max(np.abs(fast[ok] - ref[ok]) / np.maximum(1.0, np.abs(ref[ok]))) < 1e-12
+
+    for n in (2, 257, 513):
+        j = np.arange(n, dtype=float)
+        with np.errstate(divide="ignore"):
+            log_j = np.log(j)
+        for service, units, delay in ((100e-6, 32, 20e-6), (1e-3, 4, 1e-4), (13e-3, 2, 1e-5),
+                                      (128e-6, 8, 43e-9), (50e-6, 64, 1e-3)):
+            a = theory.random_routing_log_factors(service, units, n - 1)
+            for b in (sg._log_f_servers(delay, math.inf, n - 1),
+                      sg._log_f_servers(delay, 4.0, n - 1),
+                      sg._log_f_servers(delay, 1.0, n - 1)):
+                assert sg._concave(a) and sg._concave(b)
+                close(sg._conv(a, b), sg._conv_numpy(a, b))
+                close(sg._conv(a + log_j, b), sg._conv_numpy(a + log_j, b))
+            close(sg._with_server(a, delay),
+                  sg._conv_numpy(a, sg._log_f_servers(delay, 1.0, n - 1)))
+    bumpy = np.log(np.array([1.0, 0.1, 5.0, 0.2, 3.0, 0.01, 2.0]))  # not log-concave
+    geo = sg._log_f_servers(0.5, 1.0, 6)
+    assert not sg._concave(bumpy)
+    close(sg._conv(bumpy, geo), sg._conv_numpy(bumpy, geo))
+    close(sg._conv(geo, bumpy), sg._conv_numpy(geo, bumpy))
 
 
 def test_auto_passes_over_a_family_whose_fitted_values_are_not_physical(monkeypatch):
@@ -521,6 +542,7 @@ def test_auto_passes_over_a_family_whose_fitted_values_are_not_physical(monkeypa
         return {"model": model, "params": len(MODELS[model].params), "cv_iops": score,
                 "cv_lat": score, "score": score, "error": None}
 
+    monkeypatch.setattr(select, "_workers", lambda n: 1)  # (forked workers: not the fake)
     monkeypatch.setattr(select, "cross_validate", ranked_hdd_first)
     res = fit(curve, model="auto", holdout={"iodepth": [2]}, ios=2000)
     assert res.selection[0]["model"] == "hdd"

@@ -97,12 +97,115 @@ def _conv_loops(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover
     return out
 
 
+def _concave(a: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """True when ``a`` is concave (its increments never rise, up to rounding), -inf allowed
+    only at index 0: the log of a log-concave sequence, as every station's log f(j) here is
+    (a station whose completion rate never falls as requests are added) and as their
+    convolutions are."""
+    prev = np.inf
+    for j in range(1, len(a)):
+        if a[j] == -np.inf or (a[j - 1] == -np.inf and j > 1):
+            return False
+        if a[j - 1] == -np.inf:
+            continue
+        d = a[j] - a[j - 1]
+        if d > prev + 1e-9 * (1.0 + abs(prev)):
+            return False
+        prev = d
+    return True
+
+
+def _conv_concave(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`_conv_loops` for two concave ``a`` and ``b`` (:func:`_concave`), the same
+    terms summed: each sum's terms a[j] + b[k - j] are then concave in j, so they rise to one
+    largest and fall away from it, and that largest moves right (never left) as k grows. The
+    largest is found from the last one's place, and the terms within :data:`_CONV_CUT` of it
+    are summed outwards from it until one falls below: on a 513-deep sweep's stations 1.4-7x
+    faster than every term of every sum."""
+    n = len(a)
+    out = np.empty(n)
+    top_j = 0
+    for k in range(n):
+        top_j = min(top_j, k)
+        top = a[top_j] + b[k - top_j]
+        while top_j < k:
+            v = a[top_j + 1] + b[k - top_j - 1]
+            if v < top:
+                break
+            top = v
+            top_j += 1
+        if top == -np.inf:
+            out[k] = -np.inf
+            continue
+        low = top - _CONV_CUT
+        s = 1.0
+        j = top_j - 1
+        while j >= 0:
+            v = a[j] + b[k - j]
+            if v <= low:
+                break
+            s += math.exp(v - top)
+            j -= 1
+        j = top_j + 1
+        while j <= k:
+            v = a[j] + b[k - j]
+            if v <= low:
+                break
+            s += math.exp(v - top)
+            j += 1
+        out[k] = top + math.log(s)
+    return out
+
+
+def _conv_server(a: np.ndarray, log_demand: float) -> np.ndarray:  # pragma: no cover
+    """The convolution of exp(a) with one single server's f(j) = demand^j (log values): its
+    sums c(k) = sum_j a(k - j) demand^j satisfy c(k) = a(k) + demand c(k - 1), one step each
+    instead of k + 1 terms (a transfer cap, a token bucket: 10x faster on a 513-deep sweep).
+    Every term is kept (no :data:`_CONV_CUT`: the cut ones are below the sums' rounding)."""
+    n = len(a)
+    out = np.empty(n)
+    c = -np.inf
+    for k in range(n):
+        x = c + log_demand
+        y = a[k]
+        if x == -np.inf:
+            c = y
+        elif y == -np.inf:
+            c = x
+        elif x > y:
+            c = x + math.log1p(math.exp(y - x))
+        else:
+            c = y + math.log1p(math.exp(x - y))
+        out[k] = c
+    return out
+
+
+def _conv_any(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """log of the convolution of exp(a) and exp(b), truncated to len(a) (== len(b)): by
+    :func:`_conv_concave` when both are concave, else by every term (:func:`_conv_loops`)."""
+    if _concave(a) and _concave(b):
+        return _conv_concave(a, b)
+    return _conv_loops(a, b)
+
+
 try:  # the surrogate's inner loop; numba is what the fast engine uses too
     import numba
 
-    _conv = numba.njit(cache=True)(_conv_loops)
+    from ..engine.jit import compiled_with
+
+    _conv = compiled_with(_conv_any, {
+        "_concave": numba.njit(cache=True)(_concave),
+        "_conv_concave": numba.njit(cache=True)(_conv_concave),
+        "_conv_loops": numba.njit(cache=True)(_conv_loops)}, cache=True)
+    _conv_server_jit = numba.njit(cache=True)(_conv_server)
 except ImportError:  # pragma: no cover
     _conv = _conv_numpy
+    _conv_server_jit = _conv_server
+
+
+def _with_server(a: np.ndarray, demand: float) -> np.ndarray:
+    """``a`` convolved with a single server of mean ``demand`` (:func:`_conv_server`)."""
+    return _conv_server_jit(a, math.log(demand))
 
 
 def _log_f_servers(demand: float, servers: float, n_max: int) -> np.ndarray:
@@ -304,11 +407,10 @@ def _solve_group(
     if delay > 0:
         inner = _conv(inner, _log_f_servers(delay, math.inf, q_int))
     for frac, token_s in flat.buckets(block_bytes, read_fraction):  # a bucket: a server of
-        inner = _conv(inner, _log_f_servers(frac * token_s, 1.0, q_int))  # its token time
+        inner = _with_server(inner, frac * token_s)  # its token time
     if math.isfinite(flat.host_if_Bps):
         for frac in (f for f in (read_fraction, 1.0 - read_fraction) if f > 0):
-            inner = _conv(inner, _log_f_servers(frac * block_bytes / flat.host_if_Bps, 1.0,
-                                                q_int))
+            inner = _with_server(inner, frac * block_bytes / flat.host_if_Bps)
     if math.isfinite(flat.bandwidth_Bps):
         per_dir = []
         if read_fraction > 0:
@@ -318,7 +420,7 @@ def _solve_group(
         for frac in per_dir:
             demand = frac * block_bytes / flat.bandwidth_Bps / flat.paths
             for _ in range(flat.paths):
-                inner = _conv(inner, _log_f_servers(demand, 1.0, q_int))
+                inner = _with_server(inner, demand)
     # throughput of the network below the host with n = 1..q_int requests in it
     log_x_in = inner[:-1] - inner[1:]  # log X_in(n), n = 1..q_int
     if q_int < n_max:
