@@ -262,6 +262,20 @@ def _fake_points(depths, iops, disk=None, numjobs_sweep=False):
     return out
 
 
+def test_auto_tries_a_disk_by_the_time_per_io_at_the_lowest_depth():
+    """select.mechanical: 1 ms or more per I/O (latency over the I/Os in flight) at the
+    lowest fitted depth. A disk at one I/O (8 ms) or 32 (120 IOPS: 8.3 ms per I/O) is tried;
+    16 writes in flight that take 6.9 ms each but complete 2,300 a second (0.43 ms per I/O:
+    louwrentius/fio-plot's MX200 behind a RAID controller) are no single disk, nor is flash."""
+    def mech(depths, iops):
+        return select.mechanical(_points(_fake_points(depths, iops), None), set())
+
+    assert mech([1, 4, 16], [125, 180, 230])
+    assert mech([32, 64], [120, 140])
+    assert not mech([16, 128, 512], [2320, 2600, 2700])
+    assert not mech([1, 8, 64], [12000, 60000, 90000])
+
+
 def test_a_sweep_no_queueing_network_produces_is_named():
     from iosim.fit import _points
 

@@ -42,6 +42,9 @@ How it works
 Confidence intervals come from the Jacobian of the residuals at the optimum (Gauss-Newton
 covariance, s² = residual variance with a floor of ``rel_noise`` for rounded published figures,
 Student-t quantile), computed on the log scale and transformed back, so they are asymmetric.
+A closed loop's IOPS and mean latency count as one number (Little's law ties them:
+``optimise.number_weights``); with no degrees of freedom left, the noise is the run-to-run
+spread (``checks.spread_of``).
 They are warned about when they cannot be trusted: a parameter at a bound, a flat objective
 (no point is sensitive to the parameter), strongly correlated parameters, or no residual
 degrees of freedom.
@@ -134,7 +137,7 @@ from . import checks, choices, select
 from .build import _build_stack, _shaped
 from .catalogue import _SIM_ONLY, MODELS, PARAMETERS, Model, ParamDef
 from .inputs import load_curve
-from .optimise import _fit_means, _fit_scv, _fit_simulated, _rms_of
+from .optimise import _fit_means, _fit_scv, _fit_simulated, _rms_of, independent_numbers
 from .pauses import (
     PAUSES_SEEN,
     PAUSES_SEEN_FITTING,
@@ -777,13 +780,22 @@ def _calibrate_counted(mdl: Model, base: Stack, flat0: _Flat | None, names: list
     discrete parameters (``choices``) as a profile (:mod:`iosim.fit.choices`: the rest fitted
     at each value, the best kept, a line in ``notes``)."""
     mean_names = [n for n in names if n not in _SIM_ONLY]
-    n_res = len(metrics)
+    n_res = independent_numbers(train, metrics)
     dof = n_res - len(mean_names)
     if mean_names and dof <= 0:
+        # no residuals to measure the noise by: the intervals take the run-to-run spread
+        spread, where = checks.spread_of(train)
+        kw = dict(kw, rel_noise=max(kw["rel_noise"], spread))
+        pairs = " (a closed loop's IOPS and mean latency count as one: N = IOPS x latency)" \
+            if n_res < len(metrics) else ""
         warnings.append(
-            f"{n_res} measured numbers for {len(mean_names)} parameters: the fit is not "
-            "determined by the data (no degrees of freedom left); add points or fix parameters"
-        )
+            f"{n_res} measured numbers{pairs} for {len(mean_names)} parameters: "
+            + ("the parameters just reproduce the data, which leave nothing to check the model "
+               "against nor to measure their noise by (the intervals take the run-to-run "
+               f"spread, {100 * kw['rel_noise']:.0f} %{', ' + where if where else ''})"
+               if dof == 0 else
+               "the fit is not determined by the data (no degrees of freedom left)")
+            + "; add points or fix parameters")
     discrete = choices.choice_names(names)
     if not discrete:
         return _calibrate(mdl, base, flat0, names, bnds, train, metrics, dof, measured_shape,

@@ -66,6 +66,28 @@ def _residuals(
     return out
 
 
+def number_weights(train: list[_Point], metrics: list[tuple[int, str]]) -> np.ndarray:
+    """Per residual, the share of one independent measured number it carries: a closed
+    loop's IOPS and mean latency are one number, not two (Little's law, N = IOPS x latency:
+    their log errors are equal and opposite), so each counts one half; every other residual
+    (an open loop's latency, a point with one of the two) counts one. The intervals weight
+    the residuals so (:func:`_intervals`), and the degrees of freedom are their sum less
+    the parameters: counting such a pair twice made the intervals about a third of their
+    width on a closed-loop sweep."""
+    have: dict[int, set[str]] = {}
+    for j, m in metrics:
+        have.setdefault(j, set()).add(m)
+    return np.array([0.5 if (not train[j].workload.open_loop
+                             and {"iops", "lat_mean_s"} <= have[j]
+                             and m in ("iops", "lat_mean_s")) else 1.0
+                     for j, m in metrics])
+
+
+def independent_numbers(train: list[_Point], metrics: list[tuple[int, str]]) -> int:
+    """How many independent measured numbers ``metrics`` holds (:func:`number_weights`)."""
+    return int(round(float(np.sum(number_weights(train, metrics)))))
+
+
 def _size_rate(order: list[_Point]) -> float | None:
     """The transfer rate the lowest depth's points suggest (bytes per second of mean latency
     added from its smallest to its largest size), or None (one size, or no growth)."""
@@ -224,7 +246,7 @@ def _fit_simulated(base: Stack, names: list[str], bnds, train: list[_Point], met
     tol = 1e-6 * (prob.hi - prob.lo)
     active = np.where(best.x <= prob.lo + tol, -1, np.where(best.x >= prob.hi - tol, 1, 0))
     cov = _intervals(prob, names, best.x, values, best.jac, resid, dof, rel_noise, bnds,
-                     warnings, active)
+                     warnings, active, number_weights(train, metrics))
     return values, cov, rms
 
 
@@ -317,7 +339,7 @@ def _fit_means(flat0, mean_names, bnds, train, metrics, dof, rel_noise, warnings
     jac = _jacobian(fun, best.x, prob)
     cov_params = _intervals(
         prob, mean_names, x_best, values, jac, res_vec, dof, rel_noise, bnds, warnings,
-        np.zeros(len(x_best)),
+        np.zeros(len(x_best)), number_weights(train, metrics),
     )
     return values, cov_params, rms
 
@@ -400,11 +422,24 @@ def _intervals(
     bnds: dict[str, tuple[float, float]],
     warnings: list[str],
     active: np.ndarray,
+    weights: np.ndarray | None = None,
 ) -> dict[str, FitParam]:
+    """The parameters' 95 % intervals from the Jacobian at the solution: residuals weighted
+    by the share of an independent number each carries (``weights``, :func:`number_weights`;
+    ``dof`` counts independent numbers less parameters); the noise from the residuals with
+    Student's t, or, where the residuals leave no degrees of freedom or less noise than
+    ``rel_noise``, the assumed noise ``rel_noise`` with the normal quantile (a known
+    spread)."""
+    if weights is not None:
+        w = np.sqrt(weights)
+        res = res * w
+        jac = jac * w[:, None]
     n_res, k = jac.shape
     ssr = float(np.sum(res**2))
-    s2 = max(ssr / dof if dof > 0 else 0.0, rel_noise**2)
-    tq = float(stats.t.ppf(0.975, max(dof, 1)))
+    if dof > 0 and ssr / dof >= rel_noise**2:
+        s2, tq = ssr / dof, float(stats.t.ppf(0.975, dof))
+    else:
+        s2, tq = rel_noise**2, float(stats.norm.ppf(0.975))
     jtj = jac.T @ jac
     col = np.sqrt(np.diag(jtj))
     scale = np.where(col > 0, col, 1.0)
