@@ -744,9 +744,10 @@ class Report:
             f"(fit model `{self.model}`, seed 1). Do not edit by hand: regenerate it; "
             "`tests/test_validate.py` fails when a row no longer matches the code.",
             "",
-            "The whole run takes about five minutes on two cores (`time iosim validate`: "
-            "305 s on an AMD 2-core machine, beside a test run for part of it, most of it "
-            "the fits' simulations, about a minute the trace-calibrated rows; 176 s on an "
+            "The whole run takes about four minutes on two cores (`time iosim validate`: "
+            "220 s on an AMD 2-core machine, otherwise idle, most of it "
+            "the fits' simulations, about a minute the trace-calibrated rows; 305 s there "
+            "beside a test run; 176 s on an "
             "Intel one "
             "before the fits tried device pauses, 102 s before the trace rows were added); "
             "`iosim validate --quick` runs "
