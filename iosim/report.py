@@ -478,16 +478,18 @@ def _size(n: Any) -> str:
     return f"{labels.number(v)} B"
 
 
-def _quantity(v: Any, unit: str) -> str:
-    """A value with a unit, for people: seconds as µs/ms/s, bytes as KiB, B/s as MiB/s."""
+def _quantity(v: Any, unit: str, among: Sequence[Any] = ()) -> str:
+    """A value with a unit, for people: seconds as µs/ms/s, bytes as KiB, B/s as MiB/s. A time
+    printed beside others (a value and its interval: ``among``) takes the unit that suits them
+    all, so a zero bound reads "0 µs" beside microseconds, not "0 ms"."""
     if isinstance(v, str):
         return v
     if v is None:
         return ""
     if unit == "s" and isinstance(v, (int, float)):
-        _, (cell,) = labels.column("x_s", [v])
-        head, _ = labels.column("x_s", [v])
-        return f"{cell} {head.rsplit('(', 1)[1].rstrip(')')}"
+        row = [v, *(u for u in among if isinstance(u, (int, float)))]
+        head, cells = labels.column("x_s", row)
+        return f"{cells[0]} {head.rsplit('(', 1)[1].rstrip(')')}"
     if unit in ("B", "bytes") and isinstance(v, (int, float)):
         return _size(v)
     if unit in ("B/s", "Bps") and isinstance(v, (int, float)):
@@ -639,9 +641,11 @@ def _fit_summary(fit: Mapping[str, Any]) -> str:
             rows.append(
                 {
                     "parameter": f"{_short(name)} ({name})",
-                    "value": _quantity(p.get("value"), unit),
-                    "95 % CI low": _quantity(ci[0], unit) if len(ci) > 0 else "",
-                    "95 % CI high": _quantity(ci[1], unit) if len(ci) > 1 else "",
+                    "value": _quantity(p.get("value"), unit, ci),
+                    "95 % CI low": (_quantity(ci[0], unit, [p.get("value"), *ci])
+                                    if len(ci) > 0 else ""),
+                    "95 % CI high": (_quantity(ci[1], unit, [p.get("value"), *ci])
+                                     if len(ci) > 1 else ""),
                     "determined by the data": _yes_no(p.get("determined", "")),
                     "at a bound": _yes_no(p.get("at_bound", "")),
                 }

@@ -147,6 +147,10 @@ def test_fit_report():
         assert s in text
     # the fitted service time in a unit people read, not raw SI
     assert "460 µs" in text and "0.00046" not in text and "4.6e-04" not in text
+    # a value and its interval share one unit: a zero bound beside microseconds is "0 µs"
+    gap = {"value": 6e-6, "unit": "s", "ci95": [0.0, 11.2e-6]}
+    row = report_html({**FIT, "params": {"host.overhead": gap}})
+    assert "<td>0 µs</td>" in row and "0 ms" not in row
     with pytest.raises(SpecError, match="no points"):
         fit_figures({"params": {}, "points": []})
 
