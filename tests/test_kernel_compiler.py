@@ -155,3 +155,48 @@ def test_a_helper_called_with_a_constant_and_a_variable_compiles_once(monkeypatc
     assert numba.njit(pipeline_class=kc.KernelCompiler)(caller)(a, 2) == 4.0
     assert len(helper.signatures) == (1 if kc.SUPPORTED["plain_calls"] else 2)
     assert dispatcher.Dispatcher.get_call_template is get_call_template
+
+
+_Rec = __import__("collections").namedtuple("_Rec", ("a", "b"))
+
+
+@numba.njit(inline="always")
+def _step(r, i):
+    r.a[i] += r.b[i]
+    return r.a[i]
+
+
+def _records_in_and_out_of_the_loop(a, b, n):
+    outer = _Rec(a, b)  # assigned once, before the loop: its copies can be read as it
+    total = 0.0
+    for i in range(n):
+        total += _step(outer, i % a.size)
+        inner = _Rec(b, a) if i % 2 else _Rec(a, a)  # assigned in the loop: copies stay
+        total += _step(inner, 0)
+    return total
+
+
+def test_copies_of_a_record_read_as_their_source(monkeypatch):
+    """An inlined step's record parameter is read as the record when the record is assigned
+    once outside every loop; a record assigned in the loop keeps its copy. Same results."""
+    found = []
+    forwarded = kc.forwarded_copies
+
+    def spy(func_ir, typemap):
+        got = forwarded(func_ir, typemap)
+        found.append(got)
+        return got
+
+    monkeypatch.setattr(kc, "forwarded_copies", spy)
+    args = (np.arange(4.0), np.arange(4.0) + 0.5, 9)
+    want = _records_in_and_out_of_the_loop(*[x.copy() if hasattr(x, "copy") else x
+                                            for x in args])
+    ours = numba.njit(pipeline_class=kc.KernelCompiler)(_records_in_and_out_of_the_loop)
+    assert ours(*[x.copy() if hasattr(x, "copy") else x for x in args]) == want
+    if not kc.SUPPORTED["forward"]:
+        return
+    (names,) = found
+    assert set(names.values()) == {"outer"}  # the outer record's copies, and only those
+    assert any(t.endswith("_r") for t in names)  # the step's parameter among them
+    assert numba.njit(_records_in_and_out_of_the_loop)(
+        *[x.copy() if hasattr(x, "copy") else x for x in args]) == want

@@ -1,7 +1,7 @@
 """numba's nopython pipeline, made quicker for the fast kernel: one function of several
 thousand IR statements into which some fifty step functions are inlined.
 
-Four costs grow with the size of such a function; cutting them changes nothing the compiled
+Six costs grow with the size of such a function; cutting them changes nothing the compiled
 code computes (the engines' equality tests compare every field with SimPy's):
 
 - **SSA reconstruction** is left out: the kernel gives each name one type (``fast._LOCALS``),
@@ -29,10 +29,17 @@ code computes (the engines' equality tests compare every field with SimPy's):
   before promoting them (24 of the disk variant's 32 s of function passes). A CFG
   simplification and an instruction-combining pass run first (``_simplified_first``) turn each
   load-then-extract into a load of the one field: the function passes then take ~15 s.
+- **A record copied into each inlined step's parameter**: inlining binds a parameter by a copy
+  (``ops = ev_ops``), and numba gives every such variable a stack slot of the whole record.
+  The disk variant had some 160 of them, records of up to 233 numbers, and SROA split each
+  one field by field again (24 of its 62 s of function passes, after the simplification
+  above). A copy of a record or an array whose source is assigned once, outside every loop,
+  is read as its source instead (``forwarded_copies``, run after typing): the disk variant's
+  LLVM time 57 -> 31 s.
 
 Measured on the disk variant, cold cache, this 2-core machine: see ``docs/architecture.md``.
 
-The last four reach into numba's internals (numba 0.68). Each is used only when
+The last five reach into numba's internals (numba 0.68). Each is used only when
 :data:`SUPPORTED` finds the internals it needs as it expects them; with another numba a
 missing one means numba's own (slower) way for that part, never a failed compile.
 """
@@ -44,14 +51,15 @@ import copy as _copy
 import inspect
 
 import llvmlite.binding as llvm
-from numba.core import analysis, codegen, inline_closurecall, ir_utils, types
+from numba.core import analysis, codegen, inline_closurecall, ir, ir_utils, types
 from numba.core import dispatcher as _dispatcher
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
-from numba.core.compiler_machinery import register_pass
+from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.inline_closurecall import InlineWorker
+from numba.core.typed_passes import IRLegalization
 from numba.core.untyped_passes import InlineInlinables
 
-__all__ = ["KernelCompiler", "SUPPORTED", "live_map_bits"]
+__all__ = ["KernelCompiler", "SUPPORTED", "ForwardCopies", "forwarded_copies", "live_map_bits"]
 
 
 def _params(fn) -> list[str]:
@@ -79,11 +87,16 @@ def _supported() -> dict[str, bool]:
                      and hasattr(llvm, "create_new_function_pass_manager")),
         "plain_calls": (_params(getattr(_dispatcher.Dispatcher, "get_call_template", None))
                         == ["self", "args", "kws"] and hasattr(types, "unliteral")),
+        "forward": (_params(getattr(ir_utils, "replace_var_names", None))[:2]
+                    == ["blocks", "namedict"]
+                    and all(hasattr(ir_utils, f) for f in ("compute_cfg_from_blocks",
+                                                           "build_definitions"))),
     }
 
 
 #: the speed-ups this numba allows: ``inliner`` (no deep copies), ``liveness`` (bit sets),
-#: ``simplify`` (LLVM simplification first), ``plain_calls`` (one signature per helper)
+#: ``simplify`` (LLVM simplification first), ``plain_calls`` (one signature per helper),
+#: ``forward`` (record and array copies read as their source)
 SUPPORTED = _supported()
 
 
@@ -290,6 +303,84 @@ def _untyped_pipeline(state, name="untyped"):
     return _swap_inliner(DefaultPassBuilder.define_untyped_pipeline(state, name))
 
 
+def forwarded_copies(func_ir, typemap) -> dict[str, str]:
+    """The copies ``t = v`` of records and arrays whose ``t`` can be read as ``v``: each name
+    assigned once, ``v`` (after following copies to their source) outside every loop, so it
+    holds one value from its assignment on and ``t`` always holds that value too. Returns
+    ``{t: source}``. An inlined call binds each parameter this way: a step taking ``ev``
+    copies the record into a variable of its own, which LLVM's SROA then splits field by field
+    (a record of 161 numbers, copied at some 160 call sites in the disk variant)."""
+    blocks = func_ir.blocks
+    defs: dict[str, int] = {}
+    def_block: dict[str, int] = {}
+    copies: dict[str, str] = {}
+    for label, block in blocks.items():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                t = stmt.target.name
+                defs[t] = defs.get(t, 0) + 1
+                def_block[t] = label
+                v = stmt.value
+                if (isinstance(v, ir.Var) and isinstance(typemap.get(t), (types.BaseTuple,
+                                                                          types.Buffer))
+                        and typemap.get(v.name) == typemap.get(t)):
+                    copies[t] = v.name
+    in_loop: set[int] = set()
+    for loop in ir_utils.compute_cfg_from_blocks(blocks).loops().values():
+        in_loop |= loop.body
+    out: dict[str, str] = {}
+
+    def source(name: str, seen: int = 0) -> str | None:
+        if defs.get(name) != 1 or seen > len(copies):
+            return None
+        if name in copies:
+            return source(copies[name], seen + 1)
+        return None if def_block[name] in in_loop else name
+
+    for t, v in copies.items():
+        if defs[t] == 1:
+            root = source(v)
+            if root is not None:
+                out[t] = root
+    return out
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class ForwardCopies(FunctionPass):
+    """Read each copy of :func:`forwarded_copies` as its source and drop the copy."""
+
+    _name = "forward_record_copies"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        names = forwarded_copies(state.func_ir, state.typemap)
+        if not names:
+            return False
+        blocks = state.func_ir.blocks
+        ir_utils.replace_var_names(blocks, names)
+        for block in blocks.values():
+            block.body = [s for s in block.body if not (
+                isinstance(s, ir.Assign) and isinstance(s.value, ir.Var)
+                and s.value.name == s.target.name)]
+        for t in names:
+            state.typemap.pop(t, None)
+        state.func_ir._definitions = ir_utils.build_definitions(blocks)
+        return True
+
+
+def _forward_copies(pm):
+    """``pm`` with :class:`ForwardCopies` run just before numba legalises the IR for lowering
+    (after typing, before ``ir.Del`` statements exist)."""
+    if not SUPPORTED["forward"]:
+        return pm
+    pm.passes.insert(next(i for i, (cls, _) in enumerate(pm.passes) if cls is IRLegalization),
+                     (ForwardCopies, "forward record and array copies"))
+    pm.finalize()
+    return pm
+
+
 class KernelCompiler(CompilerBase):
     """numba's nopython pipeline without SSA reconstruction, with the copy-free inliner and,
     while it runs, the bit-set liveness, plain-typed helper calls and LLVM's simplification
@@ -297,7 +388,8 @@ class KernelCompiler(CompilerBase):
 
     def define_pipelines(self):
         self.state.flags.enable_ssa = False
-        return [_swap_inliner(DefaultPassBuilder.define_nopython_pipeline(self.state))]
+        return [_forward_copies(_swap_inliner(
+            DefaultPassBuilder.define_nopython_pipeline(self.state)))]
 
     def _compile_core(self):
         with _bit_liveness(), _simplified_first(), _plain_helper_calls():
