@@ -6,6 +6,9 @@ that completions tie, and some delays are zero: events triggered now), release i
 event grants the head waiter), come back for a second round, and one of them starts a new
 process midway. SimPy runs it as generators; a numba loop runs it on ``fast_core`` with the
 codes the kernel would use. The two logs of (what, process, time) must be identical.
+
+The compiled helpers here are not cached: numba keys a cache on this file's source alone, so a
+change to ``fast_core`` would be tested against its cached former self.
 """
 
 import numba
@@ -50,7 +53,7 @@ def simpy_log(delays, cap):
     return log
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _core_log(delays, cap):
     n = delays.shape[0]
     keep = [np.empty(0, np.uint8)]
@@ -137,12 +140,39 @@ def test_heap_breaks_time_ties_by_scheduling_order():
     assert ctl[fc.C_HN] == 0
 
 
-@numba.njit(cache=True)
+@pytest.mark.parametrize("tied", [False, True])
+def test_heap_pops_what_heapq_pops_under_random_pushes_and_pops(tied):
+    """Interleaved pushes (times after the clock, as a simulation's are; ``tied``: on a coarse
+    grid, so many share a time) and pops: the same codes in the same order as Python's heapq
+    on (time, scheduling order), at every size the heap passes through."""
+    import heapq
+
+    rng = np.random.default_rng(7 + tied)
+    ht, hs, hc = np.empty(512), np.empty(512, np.int64), np.empty(512, np.int64)
+    ctl = np.zeros(fc.NCTL, np.int64)
+    ref: list = []
+    now, seq, popped, want = 0.0, 0, [], []
+    for _ in range(20_000):
+        if ref and (len(ref) >= 500 or rng.random() < 0.48):
+            popped.append(_pop(ht, hs, hc, ctl))
+            now, _, code = heapq.heappop(ref)
+            want.append(code)
+        else:
+            d = float(rng.integers(0, 4)) if tied else float(rng.exponential(1.0))
+            code = int(rng.integers(0, 1 << 40))
+            _push(ht, hs, hc, ctl, now + d, code)
+            heapq.heappush(ref, (now + d, seq, code))
+            seq += 1
+    assert popped == want and len(want) > 8000
+    assert ctl[fc.C_HN] == len(ref)
+
+
+@numba.njit
 def _push(ht, hs, hc, ctl, t, code):
     fc.heap_push(ht, hs, hc, ctl, t, code)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _pop(ht, hs, hc, ctl):
     return fc.heap_pop(ht, hs, hc, ctl)
 
@@ -155,7 +185,7 @@ def test_a_full_ring_or_heap_says_so_instead_of_overwriting():
     assert ctl[fc.C_OVF] == 1 and ctl[fc.C_HN] == 2
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _buckets(values, nbins):
     out = np.empty(values.shape[0], np.int64)
     for i in range(values.shape[0]):
@@ -181,7 +211,7 @@ def test_bucket_of_equals_the_recorders_bucket_index():
     assert np.array_equal(got, want)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _space_run(capacity, ops):
     """Takes (amount > 0, code = op index) and gives (amount < 0) on one FifoSpace; returns the
     codes in the order they were served (at once or on a give) and the room left."""
@@ -229,7 +259,7 @@ def test_fifo_space_serves_as_the_reference_fifospace():
         assert list(got) == served and room == space.free, (capacity, ops)
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _view_and_free(a):
     keep = [np.empty(0, np.uint8)]
     v = fc.unmanaged(a, keep)
