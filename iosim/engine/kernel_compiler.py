@@ -351,6 +351,9 @@ class ForwardCopies(FunctionPass):
 
     _name = "forward_record_copies"
 
+    def __init__(self):  # (numba's pass base declares it abstract)
+        FunctionPass.__init__(self)
+
     def run_pass(self, state):
         names = forwarded_copies(state.func_ir, state.typemap)
         if not names:
