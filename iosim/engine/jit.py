@@ -14,7 +14,7 @@ ANNOUNCE = True
 
 def compile_pending(dispatcher) -> bool:
     """True when calling this numba dispatcher will compile (nothing loaded, nothing cached)."""
-    if dispatcher.signatures:
+    if dispatcher.overloads:  # (``signatures`` builds a list: this runs before every run)
         return False
     try:
         return not dispatcher._cache._cache_file._load_index()

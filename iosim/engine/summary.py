@@ -79,15 +79,9 @@ def fill_latency(
     r: Results, lat: LogHist, lat_read: LogHist, lat_write: LogHist, block: LogHist, device: LogHist
 ) -> None:
     r.lat_mean_s = lat.mean
-    for name, q in (
-        ("p50", 50),
-        ("p90", 90),
-        ("p95", 95),
-        ("p99", 99),
-        ("p999", 99.9),
-        ("p9999", 99.99),
-    ):
-        setattr(r, f"lat_{name}_s", lat.percentile(q))
+    names = ("p50", "p90", "p95", "p99", "p999", "p9999")
+    for name, value in zip(names, lat.percentiles((50, 90, 95, 99, 99.9, 99.99)), strict=True):
+        setattr(r, f"lat_{name}_s", value)
     r.lat_max_s = lat.max if lat.n else None
     r.read_lat_mean_s = lat_read.mean if lat_read.n else None
     r.write_lat_mean_s = lat_write.mean if lat_write.n else None
