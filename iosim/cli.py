@@ -1620,7 +1620,8 @@ def _add_fit_parser(sub) -> None:
         "IOMeter output) and say how well it predicts them.\n\nmodels:\n"
         + "\n".join(f"  {k:<10} {v}" for k, v in FIT_MODELS.items())
         + "\n  auto       each family above (hdd-ncq when the lowest depth takes milliseconds, "
-        "raid when fio lists an md array's member disks), ranked by leave-one-depth-out error",
+        "raid when fio lists an md array's member disks), ranked by leave-one-depth-out error;\n"
+        "             a tie broken by the device's name, else by the measured p90..p99",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sp.add_argument(

@@ -164,3 +164,39 @@ def test_auto_passes_over_a_winner_its_simulation_cannot_follow(tmp_path, monkey
     ok[1]["score"] = 20.0
     assert fitmod._followed_winner(curve, None, ok, fake(30.0, "ssd"), passed, {}).model == "ssd"
     assert passed == {}
+
+
+def test_auto_lets_the_tails_break_a_tie_only_with_a_margin_and_the_means_kept(monkeypatch):
+    """Two families tied on the means: the other is chosen only when its simulated tails miss
+    by less than three quarters of the winner's, its means no worse by more than the tie gap,
+    and only when the data measured tails."""
+    import importlib
+    from types import SimpleNamespace
+
+    fitmod = importlib.import_module("iosim.fit")
+
+    def fake(model, means, tails):
+        m = {"iops": means, "lat_mean_s": means}
+        if tails is not None:
+            m.update({q: tails for q in fitmod.TAILS})
+        return SimpleNamespace(model=model, params={}, mape=m, mape_by_set={"fit": m})
+
+    others = {}
+    monkeypatch.setattr(fitmod, "fit", lambda curve, model, holdout, **kw: others[model])
+    ok = [{"model": "ssd", "score": 6.0}, {"model": "contention", "score": 6.2},
+          {"model": "cloud", "score": 13.7}]
+
+    def chosen(winner, other):
+        others["contention"] = other
+        others["cloud"] = fake("cloud", 1.0, 1.0)  # (beyond the tie: never fitted)
+        passed: dict = {}
+        got = fitmod._tails_winner(None, None, ok, winner, passed, {})
+        assert (got.model != winner.model) == bool(passed)
+        return got.model
+
+    assert chosen(fake("ssd", 4.8, 43.0), fake("contention", 4.8, 25.0)) == "contention"
+    assert chosen(fake("ssd", 4.8, 43.0), fake("contention", 4.8, 35.0)) == "ssd"  # no margin
+    assert chosen(fake("ssd", 4.8, 43.0), fake("contention", 9.0, 10.0)) == "ssd"  # means off
+    assert chosen(fake("ssd", 4.8, None), fake("contention", 4.8, 10.0)) == "ssd"  # no tails
+    ok[1]["score"] = 11.0  # not tied
+    assert chosen(fake("ssd", 4.8, 43.0), fake("contention", 4.8, 10.0)) == "ssd"
