@@ -151,6 +151,13 @@ def test_fit_report():
     gap = {"value": 6e-6, "unit": "s", "ci95": [0.0, 11.2e-6]}
     row = report_html({**FIT, "params": {"host.overhead": gap}})
     assert "<td>0 µs</td>" in row and "0 ms" not in row
+    # the calibrated stack's host overhead as people read it, not its exact stack-file text
+    stack = presets.load("allflash-lun-qd4")[0].to_dict()
+    for written, shown in (("6.149912526453906e-07ns", "host overhead 0 µs per I/O"),
+                           ("lognormal:36.6us,scv=0.06", "host overhead mean 36.6 µs per I/O")):
+        stack["host"]["overhead"] = written
+        text = report_html({**FIT, "stack": stack})
+        assert shown in text and written not in text
     with pytest.raises(SpecError, match="no points"):
         fit_figures({"params": {}, "points": []})
 
