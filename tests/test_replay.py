@@ -102,6 +102,34 @@ def test_closed_loop_keeps_n_outstanding_in_trace_order(units):
     assert r.results.iops == pytest.approx(units * 1000.0, rel=1e-9)
 
 
+def test_in_flight_counts_by_hand():
+    from iosim.replay import measured_in_flight
+
+    # 0-2 ms one request, 1-2 ms two, 2-4 ms one: one in flight 3 of the 4 ms
+    assert measured_in_flight(np.array([0.0, 1e-3, 2e-3]), np.array([2e-3, 1e-3, 2e-3])) == (
+        1, pytest.approx(0.75))
+    # a request issued as another completes never counts both; too few measured: nothing
+    assert measured_in_flight(np.array([0.0, 1e-3]), np.array([1e-3, 1e-3])) == (1, 1.0)
+    assert measured_in_flight(np.array([0.0, 1e-3]), np.array([np.nan, 1e-3])) == (0, 0.0)
+
+
+def test_an_open_replay_of_a_closed_loops_trace_says_how_to_replay_it():
+    """A trace recorded from four requests kept in flight (a closed loop: fio at iodepth=4)
+    replays at its recorded times with a note naming --mode closed --outstanding 4; a Poisson
+    trace's, replayed the same way, has none."""
+    stack = fixed_server("exp:1ms", units=2)
+    ran = replay(random_trace(3000, seed=5), stack, mode="closed", outstanding=4)
+    recorded = trace(ran.issue_s - ran.issue_s[0], latency=ran.latency_s)
+    notes = replay(recorded, stack).warnings
+    assert any("kept 4 requests in flight" in w and "--mode closed --outstanding 4" in w
+               for w in notes), notes
+    assert not any("--mode closed" in w for w in replay(recorded, stack, mode="closed",
+                                                        outstanding=4).warnings)
+    ran = replay(random_trace(3000, seed=6, mean_gap_s=2e-3), stack)  # open, 25 % busy
+    recorded = trace(ran.issue_s, latency=ran.latency_s)
+    assert not any("--mode closed" in w for w in replay(recorded, stack).warnings)
+
+
 def test_validate_mode_issues_after_completion_plus_recorded_idle():
     t = trace([0.0, 0.1, 0.2], idle=[2e-3, 0.5e-3, np.nan], latency=[1e-3, 1e-3, 2e-3])
     r = replay(t, fixed_server(), mode="validate")
