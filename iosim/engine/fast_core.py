@@ -167,6 +167,10 @@ def bucket_of(value_s, nbins):
     return min(idx, nbins - 1)
 
 
+#: the event list's index type: unsigned, so numba adds no negative-index wraparound
+_U = np.uint64
+
+
 # -- the event list -----------------------------------------------------------------------------
 
 @numba.njit(inline="always")
@@ -178,9 +182,9 @@ def ring_push(q, ctl, head, count, code):
     if n >= cap:
         ctl[C_OVF] = 1
     else:
-        i = ctl[head] + n
-        if i >= cap:
-            i -= cap
+        i = _U(ctl[head] + n)
+        if i >= _U(cap):
+            i -= _U(cap)
         q[i] = code
         ctl[count] = n + 1
 
@@ -189,7 +193,7 @@ def ring_push(q, ctl, head, count, code):
 def ring_pop(q, ctl, head, count):
     """Remove and return the ring's first code (the ring must not be empty)."""
     h = ctl[head]
-    code = q[h]
+    code = q[_U(h)]
     h += 1
     if h >= q.shape[0]:
         h = 0
@@ -200,16 +204,17 @@ def ring_pop(q, ctl, head, count):
 
 @numba.njit(inline="always")
 def heap_push(ht, hs, hc, ctl, t, code):
-    """Schedule ``code`` at time ``t``: after every event already scheduled at ``t``."""
+    """Schedule ``code`` at time ``t``: after every event already scheduled at ``t``. (Indices
+    are unsigned: numba adds no negative-index wraparound to each access.)"""
     n = ctl[C_HN]
     if n >= ht.shape[0]:
         ctl[C_OVF] = 1
         return
     seq = ctl[C_SEQ]
     ctl[C_SEQ] = seq + 1
-    i = n
-    while i > 0:
-        p = (i - 1) >> 1
+    i = _U(n)
+    while i > _U(0):
+        p = (i - _U(1)) >> _U(1)
         tp = ht[p]
         if tp < t or (tp == t and hs[p] < seq):
             break
@@ -230,17 +235,18 @@ def heap_pop(ht, hs, hc, ctl):
     n = ctl[C_HN] - 1
     ctl[C_HN] = n
     if n > 0:
-        t = ht[n]
-        s = hs[n]
-        c = hc[n]
-        i = 0
+        m = _U(n)
+        t = ht[m]
+        s = hs[m]
+        c = hc[m]
+        i = _U(0)
         while True:
-            left = 2 * i + 1
-            if left >= n:
+            left = i + i + _U(1)
+            if left >= m:
                 break
             j = left
-            right = left + 1
-            if right < n and (ht[right] < ht[left]
+            right = left + _U(1)
+            if right < m and (ht[right] < ht[left]
                               or (ht[right] == ht[left] and hs[right] < hs[left])):
                 j = right
             if ht[j] < t or (ht[j] == t and hs[j] < s):
@@ -305,15 +311,16 @@ def res_table(caps, qcaps):
 def res_trigger(res, rq, r, fq, ctl):
     """Grant the head waiter of resource ``r`` if a slot is free: its code is triggered now.
     SimPy's ``Resource._do_put`` returns None, so one trigger serves at most the head."""
-    if res[r, R_QCOUNT] > 0 and res[r, R_USERS] < res[r, R_CAP]:
-        h = res[r, R_QHEAD]
-        code = rq[res[r, R_QBASE] + h]
+    ru = _U(r)
+    if res[ru, R_QCOUNT] > 0 and res[ru, R_USERS] < res[ru, R_CAP]:
+        h = res[ru, R_QHEAD]
+        code = rq[_U(res[ru, R_QBASE] + h)]
         h += 1
-        if h >= res[r, R_QCAP]:
+        if h >= res[ru, R_QCAP]:
             h = 0
-        res[r, R_QHEAD] = h
-        res[r, R_QCOUNT] -= 1
-        res[r, R_USERS] += 1
+        res[ru, R_QHEAD] = h
+        res[ru, R_QCOUNT] -= 1
+        res[ru, R_USERS] += 1
         ring_push(fq, ctl, C_FH, C_FC, code)
 
 
@@ -321,15 +328,16 @@ def res_trigger(res, rq, r, fq, ctl):
 def res_request(res, rq, r, code, fq, ctl):
     """SimPy ``Resource.request()``: join the FIFO of waiters, then serve the head if a slot is
     free (the grant is an event triggered now, resuming ``code``)."""
-    n = res[r, R_QCOUNT]
-    if n >= res[r, R_QCAP]:
+    ru = _U(r)
+    n = res[ru, R_QCOUNT]
+    if n >= res[ru, R_QCAP]:
         ctl[C_OVF] = 1
         return
-    i = res[r, R_QHEAD] + n
-    if i >= res[r, R_QCAP]:
-        i -= res[r, R_QCAP]
-    rq[res[r, R_QBASE] + i] = code
-    res[r, R_QCOUNT] = n + 1
+    i = res[ru, R_QHEAD] + n
+    if i >= res[ru, R_QCAP]:
+        i -= res[ru, R_QCAP]
+    rq[_U(res[ru, R_QBASE] + i)] = code
+    res[ru, R_QCOUNT] = n + 1
     res_trigger(res, rq, r, fq, ctl)
 
 
@@ -338,8 +346,9 @@ def res_release(res, r, fq, ctl, release_code):
     """Give a slot of resource ``r`` back: free at once; its waiters are served when the
     Release event (``release_code``, triggered now) is processed. A resource that can never
     have a waiter (``R_NOWAIT``) has inert Release events, which are left out."""
-    res[r, R_USERS] -= 1
-    if res[r, R_NOWAIT] == 0:
+    ru = _U(r)
+    res[ru, R_USERS] -= 1
+    if res[ru, R_NOWAIT] == 0:
         ring_push(fq, ctl, C_FH, C_FC, release_code)
 
 
@@ -349,22 +358,23 @@ def res_release(res, r, fq, ctl, release_code):
 def space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code):
     """``FifoSpace.take`` of ``amount`` from space ``sp``: True when taken at once (room and
     nobody waiting), else the taker waits in FIFO order and resumes at ``code`` when served.
-    ``sp_free[sp]``: the room; ``sp_code``/``sp_amt`` (spaces x waiters): the waiters' codes
-    and amounts; ``sp_hc[sp]``: the waiters' head and count."""
+    ``sp_free[su]``: the room; ``sp_code``/``sp_amt`` (spaces x waiters): the waiters' codes
+    and amounts; ``sp_hc[su]``: the waiters' head and count."""
+    su = _U(sp)
     spcap = sp_code.shape[1]
-    n = sp_hc[sp, 1]
-    if sp_free[sp] >= amount and n == 0:
-        sp_free[sp] -= amount
+    n = sp_hc[su, 1]
+    if sp_free[su] >= amount and n == 0:
+        sp_free[su] -= amount
         return True
     if n >= spcap:
         ctl[C_OVF] = 1
         return False
-    i = sp_hc[sp, 0] + n
+    i = sp_hc[su, 0] + n
     if i >= spcap:
         i -= spcap
-    sp_code[sp, i] = code
-    sp_amt[sp, i] = amount
-    sp_hc[sp, 1] = n + 1
+    sp_code[su, _U(i)] = code
+    sp_amt[su, _U(i)] = amount
+    sp_hc[su, 1] = n + 1
     return False
 
 
@@ -372,19 +382,20 @@ def space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code):
 def space_give(sp_free, sp_code, sp_amt, sp_hc, fq, ctl, sp, amount):
     """``FifoSpace.give_back``: the room returns; the waiters are served in order while it
     suffices (each resumes by an event triggered now)."""
+    su = _U(sp)
     spcap = sp_code.shape[1]
-    sp_free[sp] += amount
-    while sp_hc[sp, 1] > 0:
-        h = sp_hc[sp, 0]
-        if sp_amt[sp, h] > sp_free[sp]:
+    sp_free[su] += amount
+    while sp_hc[su, 1] > 0:
+        h = sp_hc[su, 0]
+        if sp_amt[su, _U(h)] > sp_free[su]:
             break
-        sp_free[sp] -= sp_amt[sp, h]
-        ring_push(fq, ctl, C_FH, C_FC, sp_code[sp, h])
+        sp_free[su] -= sp_amt[su, _U(h)]
+        ring_push(fq, ctl, C_FH, C_FC, sp_code[su, _U(h)])
         h += 1
         if h >= spcap:
             h = 0
-        sp_hc[sp, 0] = h
-        sp_hc[sp, 1] -= 1
+        sp_hc[su, 0] = h
+        sp_hc[su, 1] -= 1
 
 
 #: the event list (heap, urgent and now rings, control counters) and the resources (their table

@@ -21,7 +21,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
-from .fast_core import bucket_of, unmanaged
+from .fast_core import _U, bucket_of, unmanaged
 from .recorder import LogHist
 
 __all__ = ["level_change", "hist_add", "hist_bucket", "batch_add", "HOST_LEVEL", "NBINS",
@@ -49,7 +49,7 @@ def level_change(lv, lvl, qdh, i, t, delta):
         if v > 0:
             lv[i, 3] += dt
         if i == HOST_LEVEL:
-            qdh[v] += dt
+            qdh[_U(v)] += dt
             last = lvl.shape[0] - 1
             if v >= lvl[last]:  # the length TimeAvg's histogram would have grown to
                 lvl[last] = max(v + 1, 2 * lvl[last])
@@ -60,7 +60,7 @@ def level_change(lv, lvl, qdh, i, t, delta):
 @numba.njit(inline="always")
 def hist_add(hist, hn, hf, h, v, b):
     """``LogHist.add`` of ``v`` to histogram ``h`` (``b``: the value's bucket)."""
-    hist[h, b] += 1
+    hist[h, _U(b)] += 1
     hn[h] += 1
     hf[h, 0] += v
     if v < hf[h, 1]:
@@ -74,9 +74,9 @@ def batch_add(b_sums, b_counts, b_tend, b_hist, k, bsize, lat, b, now):
     """``Batches.add``: the ``k``-th measured latency ``lat`` (bucket ``b``) at time ``now``
     goes to batch ``k // bsize`` (the last batch takes the rest)."""
     nbatch = b_sums.shape[0]
-    j = min(k // bsize, nbatch - 1)
+    j = _U(min(k // bsize, nbatch - 1))
     b_sums[j] += lat
-    b_hist[j, b] += 1
+    b_hist[j, _U(b)] += 1
     b_counts[j] += 1
     b_tend[j] = now
 
