@@ -244,14 +244,17 @@ def heap_pop(ht, hs, hc, ctl):
             left = i + i + _U(1)
             if left >= m:
                 break
-            j = left
             right = left + _U(1)
-            if right < m and (ht[right] < ht[left]
-                              or (ht[right] == ht[left] and hs[right] < hs[left])):
-                j = right
-            if ht[j] < t or (ht[j] == t and hs[j] < s):
-                ht[i] = ht[j]
-                hs[i] = hs[j]
+            j = left
+            if right < m:  # the earlier child, chosen without a branch (its outcome is random)
+                tl = ht[left]
+                tr = ht[right]
+                j = left + _U((tr < tl) | ((tr == tl) & (hs[right] < hs[left])))
+            tj = ht[j]
+            sj = hs[j]
+            if tj < t or (tj == t and sj < s):
+                ht[i] = tj
+                hs[i] = sj
                 hc[i] = hc[j]
                 i = j
             else:
