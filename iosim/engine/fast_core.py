@@ -361,8 +361,8 @@ def res_release(res, r, fq, ctl, release_code):
 def space_take(sp_free, sp_code, sp_amt, sp_hc, ctl, sp, amount, code):
     """``FifoSpace.take`` of ``amount`` from space ``sp``: True when taken at once (room and
     nobody waiting), else the taker waits in FIFO order and resumes at ``code`` when served.
-    ``sp_free[su]``: the room; ``sp_code``/``sp_amt`` (spaces x waiters): the waiters' codes
-    and amounts; ``sp_hc[su]``: the waiters' head and count."""
+    ``sp_free[sp]``: the room; ``sp_code``/``sp_amt`` (spaces x waiters): the waiters' codes
+    and amounts; ``sp_hc[sp]``: the waiters' head and count."""
     su = _U(sp)
     spcap = sp_code.shape[1]
     n = sp_hc[su, 1]
