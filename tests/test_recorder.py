@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from iosim.engine.recorder import LogHist, _bucket_mid_one, bucket_mid_s
+from iosim.engine.recorder import LogHist
 
 QS = (0.01, 1, 50, 90, 95, 99, 99.9, 99.99, 100)
 
@@ -39,7 +39,3 @@ def test_percentiles_together_equal_each_alone():
     assert all(isinstance(v, float) for v in h.percentiles(QS))
     assert all(math.isnan(v) for v in LogHist().percentiles(QS))
 
-
-def test_one_buckets_midpoint_equals_the_arrays():
-    idx = np.arange(LogHist().counts.shape[0])
-    assert [_bucket_mid_one(int(i)) for i in idx] == bucket_mid_s(idx).tolist()

@@ -48,16 +48,6 @@ def bucket_mid_s(idx: np.ndarray | int) -> np.ndarray:
     return np.where(idx == 0, 0.5, (low + high) / 2) * 1e-9
 
 
-def _bucket_mid_one(idx: int) -> float:
-    """:func:`bucket_mid_s` of one bucket, in plain floats (the same IEEE operations)."""
-    if idx == 0:
-        return 0.5 * 1e-9
-    octave, sub = divmod(idx, SUB_BUCKETS)
-    low = math.ldexp(1.0 + sub / SUB_BUCKETS, octave)
-    high = math.ldexp(1.0 + (sub + 1) / SUB_BUCKETS, octave)
-    return (low + high) / 2 * 1e-9
-
-
 class LogHist:
     """Counts of values in log-linear buckets, plus the exact count, sum, min and max."""
 
@@ -105,7 +95,7 @@ class LogHist:
             return [math.nan for _ in qs]
         ranks = [max(math.ceil(q / 100.0 * self.n), 1) for q in qs]
         found = np.searchsorted(np.cumsum(self.counts), ranks)
-        return [min(max(_bucket_mid_one(int(i)), self.min), self.max) for i in found]
+        return [min(max(float(m), self.min), self.max) for m in bucket_mid_s(found)]
 
     def nonzero(self) -> tuple[np.ndarray, np.ndarray]:
         """(bucket midpoints in s, counts) of the occupied buckets."""
