@@ -470,7 +470,10 @@ def sample_code(code: int, a: float, b: float, rng: np.random.Generator) -> floa
         return rng.gamma(a, b)
     if code == UNIFORM:
         return rng.uniform(a, b)
-    raise ValueError(f"distribution code {code} has no numeric sampler")
+    # a constant message: formatting the code would compile string code into every kernel
+    # that inlines this (about 3 s of each variant's set-up compile); the Python side never
+    # passes an unknown code (dist_args)
+    raise ValueError("a distribution code with no numeric sampler")
 
 
 def dist_args(d: Distribution | None) -> tuple[int, float, float, np.ndarray]:

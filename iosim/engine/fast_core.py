@@ -31,6 +31,7 @@ import numba
 import numpy as np
 from numba import types
 from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
 __all__ = [
@@ -54,22 +55,45 @@ EMPTY = -1
 
 
 @intrinsic
-def _without_owner(typingctx, arr):
-    """The same array (data, shape, strides) with no owner: numba's reference counting of it
-    is a no-op, which LLVM removes. The data pointer is the original one, so LLVM's alias
-    analysis still knows which array a load or store touches."""
-    if not isinstance(arr, types.Array):
+def _bytes_of(typingctx, arr):
+    """``arr``'s buffer as a 1-d uint8 array sharing its owner (C-contiguous arrays only), so
+    :func:`_kept` has one signature whatever the kernel's array types (each signature is a
+    compile of its own at set-up)."""
+    if not isinstance(arr, types.Array) or arr.layout != "C":
         return None
-    sig = arr(arr)
+    raw = types.Array(types.uint8, 1, "C")
 
     def codegen(context, builder, signature, args):
         src = context.make_array(arr)(context, builder, value=args[0])
+        dst = context.make_array(raw)(context, builder)
+        one = context.get_constant(types.intp, 1)
+        context.populate_array(dst, data=builder.bitcast(src.data, dst.data.type),
+                               shape=[builder.mul(src.nitems, src.itemsize)], strides=[one],
+                               itemsize=one, meminfo=src.meminfo, parent=src.parent)
+        return impl_ret_borrowed(context, builder, raw, dst._getvalue())
+
+    return raw(arr), codegen
+
+
+@intrinsic
+def _without_owner(typingctx, arr, raw):
+    """``arr`` (its shape and strides) over ``raw``'s data pointer, with no owner: numba's
+    reference counting of it is a no-op, which LLVM removes. ``raw`` is :func:`_kept`'s
+    answer, a pointer the optimiser cannot see through (measured: the kernel's loop compiles
+    better so than with the original pointer)."""
+    if not isinstance(arr, types.Array) or not isinstance(raw, types.Array):
+        return None
+    sig = arr(arr, raw)
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(arr)(context, builder, value=args[0])
+        mem = context.make_array(raw)(context, builder, value=args[1])
         dst = context.make_array(arr)(context, builder)
         dst.meminfo = cgutils.get_null_value(dst.meminfo.type)
         dst.parent = cgutils.get_null_value(dst.parent.type)
         dst.nitems = src.nitems
         dst.itemsize = src.itemsize
-        dst.data = src.data
+        dst.data = builder.bitcast(mem.data, src.data.type)
         dst.shape = src.shape
         dst.strides = src.strides
         return dst._getvalue()
@@ -78,11 +102,12 @@ def _without_owner(typingctx, arr):
 
 
 @numba.njit(cache=True)
-def _kept(a, keep):
-    """``a``, with a reference to it in ``keep``. Not inlined: the optimiser sees the returned
-    data pointer as opaque, which (measured) compiles the kernel's loop better."""
-    keep.append(a.reshape(a.size).view(np.uint8))
-    return a
+def _kept(raw, keep):
+    """``raw`` (an array's bytes), with a reference to it in ``keep``. Not inlined: the
+    optimiser sees the returned data pointer as opaque, which (measured) compiles the kernel's
+    loop better."""
+    keep.append(raw)
+    return raw
 
 
 @numba.njit(inline="always")
@@ -90,7 +115,7 @@ def unmanaged(a, keep):
     """``a`` with no reference count (the compiled code has no reference-count operations on
     it at all); ``keep`` (a list of uint8 arrays the caller holds until it is done with the
     view) keeps ``a`` alive."""
-    return _without_owner(_kept(a, keep))
+    return _without_owner(a, _kept(_bytes_of(a), keep))
 
 
 @numba.njit(inline="always")
