@@ -55,6 +55,7 @@ from .results import Curve, Results
 from .simulate import ENGINES
 from .spec import SpecError, UnstableError
 from .stack import Stack
+from .units import show_time
 from .workload import Workload
 
 __all__ = [
@@ -73,6 +74,10 @@ EXACT_MAX = 1 << 21  # longer traces keep histograms, not every request (see rep
 #: which the trace reads as recorded from a closed loop: fio at iodepth N kept N in flight 95 %
 #: of the time; Poisson arrivals and production traces spend most of theirs at 0
 CLOSED_SHARE = 0.8
+#: an open-loop replay whose stack served less than this share of the rate the trace asks for
+#: is overloaded: its queue grew through the replay (the run ran on past the last arrival by
+#: more than a tenth of the trace's span)
+OVERLOAD_SHARE = 0.9
 
 
 def measured_in_flight(arrival_s: np.ndarray, latency_s: np.ndarray) -> tuple[int, float]:
@@ -106,6 +111,27 @@ def _closed_loop_note(arrival_s: np.ndarray, measured_s: np.ndarray) -> str | No
             "Replayed at its recorded times, a stack a little slower than the device queues "
             f"far beyond {n}; --mode closed --outstanding {n} (mode='closed', outstanding={n}) "
             "replays it as it ran")
+
+
+def _overload_note(n: int, span_s: float, speed: float, served_iops: float) -> str | None:
+    """What to say when an open-loop replay's stack did not keep up with the trace: ``n``
+    requests arriving over ``span_s`` seconds (at ``speed``), ``served_iops`` completed per
+    second over the run."""
+    if n < 2 or not span_s > 0 or not served_iops > 0:
+        return None
+    offered = n / span_s
+    if served_iops >= OVERLOAD_SHARE * offered:
+        return None
+    keeps_up = speed * served_iops / offered
+    digits = max(0, 1 - math.floor(math.log10(keeps_up)))
+    keeps_up = math.floor(keeps_up * 10 ** digits) / 10 ** digits  # two figures, rounded down
+    at = "" if speed == 1 else f" at {speed:g}x"
+    return (f"the stack is overloaded: the trace asks for {offered:,.0f} I/Os per s ({n:,} "
+            f"requests in {show_time(span_s)}{at}) and the stack served {served_iops:,.0f} "
+            "per s, so its queue grew through the replay and these latencies measure that "
+            f"backlog, not the stack; it keeps up on average only below --speed {keeps_up:g} "
+            f"(speed={keeps_up:g}; bursts still queue there), or replay on a faster stack "
+            "(--max-speed --slo p99=LATENCY finds the speed-up a latency target allows)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,6 +472,11 @@ def replay(trace, stack: Stack, *, speed: float = 1.0, mode: str = "open",
     res.replications = 1
     res.params = {"trace": getattr(trace, "source", ""), "mode": mode, "speed": speed,
                   "outstanding": n_out}
+    if mode == "open":
+        note = _overload_note(n, (facts.last_arrival_s - facts.first_arrival_s) / speed, speed,
+                              res.iops)
+        if note:
+            warnings.append(note)
     out = dict(results=res, mode=mode, speed=speed, outstanding=n_out, n_requests=n,
                source=str(getattr(trace, "source", "")), warnings=warnings)
     if exact:

@@ -130,6 +130,32 @@ def test_an_open_replay_of_a_closed_loops_trace_says_how_to_replay_it():
     assert not any("--mode closed" in w for w in replay(recorded, stack).warnings)
 
 
+def test_an_open_replay_the_stack_cannot_keep_up_with_says_so():
+    """Poisson arrivals at 3,000 per s on one 1 ms server (it serves 1,000 per s): the note
+    gives both rates and the speed below which the server keeps up on average (the served
+    rate over the asked one, two figures rounded down); at 0.25x (750 per s), in closed mode
+    and on a Poisson trace at 25 % load there is none."""
+    import re
+
+    n = 3000
+    t = random_trace(n, seed=3, mean_gap_s=1e-3 / 3, sizes=(4096.0,))  # (no splits)
+    r = replay(t, fixed_server())
+    span = float(t.arrival_s[-1] - t.arrival_s[0])
+    notes = [w for w in r.warnings if "overloaded" in w]
+    assert len(notes) == 1, r.warnings
+    assert f"asks for {n / span:,.0f} I/Os per s" in notes[0]
+    assert f"served {r.results.iops:,.0f} per s" in notes[0]
+    assert r.results.iops == pytest.approx(1000.0, rel=0.01)  # the server was never idle
+    speed = float(re.search(r"below --speed ([0-9.]+)", notes[0]).group(1))
+    exact = r.results.iops * span / n
+    assert exact - 0.01 < speed <= exact
+    assert not any("overloaded" in w for w in replay(t, fixed_server(), speed=0.25).warnings)
+    assert not any("overloaded" in w for w in replay(
+        t, fixed_server(), mode="closed", outstanding=4).warnings)
+    quiet = random_trace(n, seed=3, mean_gap_s=4e-3)
+    assert not any("overloaded" in w for w in replay(quiet, fixed_server()).warnings)
+
+
 def test_validate_mode_issues_after_completion_plus_recorded_idle():
     t = trace([0.0, 0.1, 0.2], idle=[2e-3, 0.5e-3, np.nan], latency=[1e-3, 1e-3, 2e-3])
     r = replay(t, fixed_server(), mode="validate")
