@@ -3,7 +3,8 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/engine.py            # full run (a few minutes)
-    .venv/bin/python benchmarks/engine.py --quick    # short run (under a minute, warm cache)
+    .venv/bin/python benchmarks/engine.py --quick    # short run (about four minutes, warm cache)
+    .venv/bin/python benchmarks/engine.py --quick --rounds 3   # each ratio: median (range)
 
 Every ratio is measured in this one run, on this machine, so a busy machine moves both engines
 alike. See benchmarks/README.md for what each line measures and the targets.
@@ -104,6 +105,26 @@ def rate_fast(stack, wl, ios: int, repeat: int = 3) -> float:
         fast.run_fast_sim(stack, wl, ios=ios, warmup_ios=warm, seed=1 + r)
         best = max(best, (ios + warm) / (time.perf_counter() - t))
     return best
+
+
+def ratio_rounds(stack, wl, simpy_ios: int, fast_ios: int, rounds: int):
+    """``rounds`` alternations of a SimPy run and a fast measurement (best of three) of the
+    same stack: (SimPy rates, fast rates, their ratios), one per round. On a shared machine a
+    single round's ratio moves by a third from one run to the next (the nvme-intel-750 row gave
+    121 to 187 in one afternoon): several rounds give its median and range."""
+    s_rates, f_rates = [], []
+    for _ in range(rounds):
+        s_rates.append(rate_simpy(stack, wl, simpy_ios))
+        f_rates.append(rate_fast(stack, wl, fast_ios))
+    return s_rates, f_rates, [f / s for s, f in zip(s_rates, f_rates, strict=True)]
+
+
+def _shown(values: list[float], fmt: str) -> str:
+    """The median of ``values``, and their range when there are several."""
+    mid = format(statistics.median(values), fmt)
+    if len(values) == 1:
+        return mid
+    return f"{mid} ({format(min(values), fmt)}-{format(max(values), fmt)})"
 
 
 def widget_sweep(points: int = 12, ios: int = 20_000, repeat: int = 5) -> tuple[float, float]:
@@ -218,7 +239,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="short runs (10^7 I/Os for memory)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    ap.add_argument("--rounds", type=int, default=1, metavar="N",
+                    help="alternate each ratio row's SimPy and fast runs N times and print "
+                    "the median (range); default 1")
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error(f"--rounds must be a whole number >= 1 (got {args.rounds})")
     q = args.quick
     simpy_ios = 20_000 if q else 100_000
     fast_ios = 2_000_000 if q else 10_000_000
@@ -233,24 +259,23 @@ def main(argv=None) -> int:
     figures = {"compile_or_load_s": compile_s}
     for label, n in (("reference stack (10 jobs)", 10), ("256-job stack", 256)):
         stack, wl = reference(n)
-        s = rate_simpy(stack, wl, simpy_ios)
-        f = rate_fast(stack, wl, fast_ios)
-        rows.append((f"simpy I/Os per s, {label}", f"{s:,.0f}", ""))
-        rows.append((f"fast I/Os per s, {label}", f"{f:,.0f}", ""))
+        s, f, r = ratio_rounds(stack, wl, simpy_ios, fast_ios, args.rounds)
+        rows.append((f"simpy I/Os per s, {label}", _shown(s, ",.0f"), ""))
+        rows.append((f"fast I/Os per s, {label}", _shown(f, ",.0f"), ""))
         target = ">= 150" if n == 10 else ""
-        rows.append((f"fast / simpy, {label}", f"{f / s:,.0f}", target))
-        figures[f"simpy_ios_per_s_{n}"] = s
-        figures[f"fast_ios_per_s_{n}"] = f
-        figures[f"ratio_{n}"] = f / s
+        rows.append((f"fast / simpy, {label}", _shown(r, ",.0f"), target))
+        figures[f"simpy_ios_per_s_{n}"] = statistics.median(s)
+        figures[f"fast_ios_per_s_{n}"] = statistics.median(f)
+        figures[f"ratio_{n}"] = statistics.median(r)
     for label, key, (stack, wl) in device_stacks():
-        s = rate_simpy(stack, wl, simpy_ios // SIMPY_SHARE.get(key, 5))
-        f = rate_fast(stack, wl, fast_ios // 10)
-        rows.append((f"simpy I/Os per s, {label}", f"{s:,.0f}", ""))
-        rows.append((f"fast I/Os per s, {label}", f"{f:,.0f}", ""))
-        rows.append((f"fast / simpy, {label}", f"{f / s:,.0f}", ">= 150"))
-        figures[f"simpy_ios_per_s_{key}"] = s
-        figures[f"fast_ios_per_s_{key}"] = f
-        figures[f"ratio_{key}"] = f / s
+        s, f, r = ratio_rounds(stack, wl, simpy_ios // SIMPY_SHARE.get(key, 5), fast_ios // 10,
+                               args.rounds)
+        rows.append((f"simpy I/Os per s, {label}", _shown(s, ",.0f"), ""))
+        rows.append((f"fast I/Os per s, {label}", _shown(f, ",.0f"), ""))
+        rows.append((f"fast / simpy, {label}", _shown(r, ",.0f"), ">= 150"))
+        figures[f"simpy_ios_per_s_{key}"] = statistics.median(s)
+        figures[f"fast_ios_per_s_{key}"] = statistics.median(f)
+        figures[f"ratio_{key}"] = statistics.median(r)
     mine, floor = against_minimal_loop(fast_ios // 2)
     rows.append(("fast I/Os per s, simplest stack (16 jobs, 4 units)", f"{mine:,.0f}", ""))
     rows.append(("minimal numba closed loop, same stack", f"{floor:,.0f}", ""))
@@ -278,10 +303,11 @@ def main(argv=None) -> int:
           f", {os.cpu_count()} CPUs, load average {load:.1f}; first fast call (compile or cache "
           f"load) {compile_s:.1f} s")
     w = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{w}}  {'value':>14}  target")
-    print(f"{'-' * w}  {'-' * 14}  ------")
+    v = max(14, *(len(r[1]) for r in rows))
+    print(f"{'measure':<{w}}  {'value':>{v}}  target")
+    print(f"{'-' * w}  {'-' * v}  ------")
     for name, value, target in rows:
-        print(f"{name:<{w}}  {value:>14}  {target}")
+        print(f"{name:<{w}}  {value:>{v}}  {target}")
     if args.json:
         print(json.dumps({k: (None if v != v else v) for k, v in figures.items()}))
     return 0
