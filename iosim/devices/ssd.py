@@ -76,7 +76,9 @@ __all__ = [
 
 def ssd_pages(offset_bytes: float, size_bytes: float, page_bytes: float) -> tuple[int, int]:
     """(first logical page, number of pages) touched by a request."""
-    first = int(offset_bytes // page_bytes)
+    # floor of the quotient, not ``//``: numba compiles a float ``//`` to a call of C's fmod
+    # (1.6 % of an nvme-intel-750 run); the two agree for whole-byte offsets below 2**53
+    first = int(math.floor(offset_bytes / page_bytes))
     last = int(math.ceil((offset_bytes + size_bytes) / page_bytes)) - 1
     return first, max(1, last - first + 1)
 
