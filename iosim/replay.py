@@ -76,7 +76,7 @@ EXACT_MAX = 1 << 21  # longer traces keep histograms, not every request (see rep
 CLOSED_SHARE = 0.8
 #: an open-loop replay whose stack served less than this share of the rate the trace asks for
 #: is overloaded: its queue grew through the replay (the run ran on past the last arrival by
-#: more than a tenth of the trace's span)
+#: more than a ninth of the trace's span: 1 / 0.9 - 1)
 OVERLOAD_SHARE = 0.9
 
 
